@@ -1,0 +1,39 @@
+"""Installs prism_nb from the settings in `settings.ini` (the nbdev 2 convention)."""
+from configparser import ConfigParser
+import setuptools
+
+cfg = ConfigParser(delimiters=['='])
+cfg.read('settings.ini', encoding='utf-8')
+cfg = cfg['DEFAULT']
+
+licenses = {'apache2': ('Apache Software License 2.0', 'OSI Approved :: Apache Software License')}
+lic = licenses[cfg['license']]
+requirements = cfg.get('requirements', '').split()
+dev_requirements = cfg.get('dev_requirements', '').split()
+
+setuptools.setup(
+    name=cfg['lib_name'],
+    version=cfg['version'],
+    description=cfg['description'],
+    long_description=open('README.md', encoding='utf-8').read(),
+    long_description_content_type='text/markdown',
+    license=lic[0],
+    author=cfg['author'],
+    author_email=cfg['author_email'],
+    url=cfg['git_url'],
+    keywords=cfg['keywords'],
+    classifiers=[
+        'Development Status :: ' + ['1 - Planning', '2 - Pre-Alpha', '3 - Alpha', '4 - Beta', '5 - Production/Stable'][int(cfg['status']) - 1],
+        'Intended Audience :: ' + cfg['audience'].title(),
+        'License :: ' + lic[1],
+        'Natural Language :: ' + cfg['language'].title(),
+        'Programming Language :: Python :: 3',
+    ],
+    packages=setuptools.find_packages(include=['prism_nb', 'prism_nb.*']),
+    include_package_data=True,
+    python_requires='>=' + cfg['min_python'],
+    install_requires=requirements,
+    extras_require={'dev': dev_requirements},
+    entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
+    zip_safe=False,
+)
