@@ -13,7 +13,7 @@ import torch
 
 # %% auto #0
 __all__ = ['ISMTS', 'seed_everything', 'get_device', 'repo_root', 'data_dir', 'cache_dir', 'sha256_file', 'sha256_bytes',
-           'atomic_write', 'atomic_write_json', 'config_id']
+           'atomic_write', 'atomic_write_json', 'config_id', 'derive_seed']
 
 # %% ../nbs/00_core.ipynb
 @dataclass
@@ -144,3 +144,9 @@ def config_id(cfg: dict,  # JSON-serializable configuration
     "Stable short hash of a config dict (key order does not matter)."
     s = json.dumps(cfg, sort_keys=True, default=_json_default, separators=(',', ':'))
     return hashlib.sha1(s.encode()).hexdigest()[:n]
+
+# %% ../nbs/00_core.ipynb
+def derive_seed(seed: int, *keys) -> int:
+    "A seed in [0, 2**31) derived from `seed` and any number of names."
+    s = json.dumps([seed, *keys], default=str)
+    return int(hashlib.sha1(s.encode()).hexdigest()[:8], 16) % 2**31

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The project's whole test suite (the README's test command):
+#   1. prism_nb/ is exactly what nbdev_export produces from nbs/;
+#   2. notebooks are committed clean (nbdev_clean changes nothing; papermill's `parameters` tags kept);
+#   3. README.md is what nbs/index.ipynb renders to;
+#   4. every notebook runs top to bottom with its inline tests (nbdev_test);
+#   5. pytest: end-to-end papermill runs, data checks, determinism, bad input.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${PRISM_DATA:-}" ] && [ -d ../shared/data ]; then export PRISM_DATA="$(cd ../shared/data && pwd)"; fi
+export MPLBACKEND=Agg
+fail=0
+snapshot() { git status --porcelain --untracked-files=all -- prism_nb nbs README.md | sort; git diff -- prism_nb nbs README.md | sha1sum; }
+before=$(snapshot)
+nbdev_export
+if [ "$(snapshot)" != "$before" ]; then echo "FAIL: prism_nb/ differs from what nbdev_export produces:"; git status --short -- prism_nb; fail=1; fi
+before=$(snapshot)
+nbdev_clean >/dev/null
+if [ "$(snapshot)" != "$before" ]; then echo "FAIL: notebooks are not clean (run nbdev_clean):"; git status --short -- nbs; fail=1; fi
+before=$(snapshot)
+python tests/render_readme.py
+if [ "$(snapshot)" != "$before" ]; then echo "FAIL: README.md is not what nbs/index.ipynb renders (run python tests/render_readme.py)"; fail=1; fi
+[ $fail -eq 0 ] || exit 1
+echo "== nbdev_test"
+nbdev_test --n_workers 2 --skip_file_re '^run_|^paper'
+echo "== pytest"
+python -m pytest -q tests "$@"

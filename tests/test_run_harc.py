@@ -1,0 +1,68 @@
+"""End-to-end runs of nbs/run_harc.ipynb through papermill: a record with every condition, skip on rerun,
+fail fast on bad names, and no record left by a run killed mid-training."""
+import json, os, signal, subprocess, sys, time
+from pathlib import Path
+import pytest
+
+from prism_nb.sampling import HARC_CONDITIONS
+
+TINY = dict(epochs=2, patience=2, max_windows=256, batch_size=64)
+LONG = dict(method='erm', epochs=40, patience=40, max_windows=2000)
+
+def papermill(root, out, results, extra=(), **params):
+    cmd = [sys.executable, '-m', 'papermill', str(root / 'nbs' / 'run_harc.ipynb'), str(out), '--cwd', str(root / 'nbs'),
+           '-p', 'results_dir', str(results)]
+    for k, v in {**TINY, **params}.items(): cmd += ['-p', k, str(v)]
+    return cmd + list(extra)
+
+def children(pid):
+    "Pids of the processes whose parent is `pid` (Linux /proc)."
+    out = []
+    for p in Path('/proc').iterdir():
+        if p.name.isdigit():
+            try: stat = (p / 'stat').read_text()
+            except OSError: continue
+            if int(stat.rsplit(')', 1)[1].split()[1]) == pid: out.append(int(p.name))
+    return out
+
+def records(results): return sorted((results / 'harc').glob('*.json')) if (results / 'harc').exists() else []
+
+def test_run_writes_record_then_skips(root, tmp_path):
+    results = tmp_path / 'results'
+    subprocess.run(papermill(root, tmp_path / 'a.ipynb', results, method='erm'), check=True, capture_output=True)
+    recs = records(results)
+    assert len(recs) == 1
+    rec = json.loads(recs[0].read_text())
+    assert sorted(rec['metrics']) == sorted(HARC_CONDITIONS)
+    assert rec['config']['method'] == 'erm' and rec['data']['source'] == 'hapt' and rec['data']['fingerprint']
+    mtime = recs[0].stat().st_mtime_ns
+    out = subprocess.run(papermill(root, tmp_path / 'b.ipynb', results, method='erm'), check=True, capture_output=True, text=True)
+    assert recs[0].stat().st_mtime_ns == mtime
+    assert 'skipped' in (tmp_path / 'b.ipynb').read_text()
+
+@pytest.mark.parametrize('param,value,msg', [('method', 'nope', 'valid methods'), ('backbone', 'resnet', 'valid backbones')])
+def test_unknown_names_fail_fast(root, tmp_path, param, value, msg):
+    t0 = time.time()
+    res = subprocess.run(papermill(root, tmp_path / 'x.ipynb', tmp_path / 'r', **{param: value}), capture_output=True, text=True)
+    assert res.returncode != 0
+    assert msg in res.stdout + res.stderr + (tmp_path / 'x.ipynb').read_text()
+    assert not records(tmp_path / 'r')
+
+def test_killed_run_leaves_no_record(root, tmp_path):
+    results = tmp_path / 'results'
+    # a long run, killed with SIGKILL once training has started
+    cmd = papermill(root, tmp_path / 'k.ipynb', results, extra=['--log-output'], **LONG)
+    log = open(tmp_path / 'log.txt', 'w')
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and 'ERM fit' not in (tmp_path / 'log.txt').read_text(): time.sleep(0.5)
+    time.sleep(1)
+    assert proc.poll() is None, 'the run ended before it could be killed'
+    # the kernel runs in its own session: kill it and papermill at once, as a crash would
+    for pid in [*children(proc.pid), proc.pid]: os.kill(pid, signal.SIGKILL)
+    proc.wait(); time.sleep(1)
+    assert not records(results)
+    assert not [p for p in results.rglob('*') if p.is_file()], 'a killed run left files behind'
+    # the same config runs again from scratch and completes
+    subprocess.run(papermill(root, tmp_path / 'k2.ipynb', results, **LONG), check=True, capture_output=True)
+    assert len(records(results)) == 1
