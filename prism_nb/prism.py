@@ -70,6 +70,7 @@ def aggregate_views(losses: torch.Tensor,  # [K, B] per-view losses
 @register_algorithm('PRISM')
 class PRISM(Algorithm):
     "PRISM: complementary label-free pretraining, then worst-of-K-views training."
+    default_pretrain_epochs = 50  # an upper bound: pretraining stops when the source-validation loss stalls
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         hparams = dict(hparams or {})
         variant = hparams.get('variant', 'full')

@@ -17,6 +17,7 @@ from .core import ISMTS, seed_everything, get_device, derive_seed, config_id, at
 from .data import load_har, har_splits
 from .sampling import HARC_CONDITIONS, condition_masks
 from .algorithms import Algorithm, make_algorithm, algorithm_class
+import prism_nb.prism  # registers PRISM
 
 # %% auto #0
 __all__ = ['HARC_DEFAULTS', 'HarcData', 'load_harc', 'predict', 'accuracy', 'shuffled_batches', 'fit', 'harc_config',
@@ -123,7 +124,7 @@ HARC_DEFAULTS = dict(
     backbone='cnn',  # a name in prism_nb.backbones.BACKBONES
     seed=0,
     epochs=100, patience=10, batch_size=64, lr=1e-3,
-    pretrain_epochs=0,  # label-free pretraining epochs (PRISM)
+    pretrain_epochs=None,  # label-free pretraining epochs; None: the method's default (PRISM 50, others 0)
     hparams={},  # method-specific hyperparameters
     source='hapt', channels='acc_gyro', rate=0.2,
     max_windows=None,  # cap per split, for quick runs
@@ -133,7 +134,9 @@ def harc_config(**overrides) -> dict:
     "The default HAR-C run config with `overrides`; unknown keys are an error."
     unknown = set(overrides) - set(HARC_DEFAULTS)
     if unknown: raise ValueError(f"unknown config keys {sorted(unknown)}; valid: {sorted(HARC_DEFAULTS)}")
-    return {**copy.deepcopy(HARC_DEFAULTS), **overrides}
+    cfg = {**copy.deepcopy(HARC_DEFAULTS), **overrides}
+    if cfg['pretrain_epochs'] is None: cfg['pretrain_epochs'] = getattr(algorithm_class(cfg['method']), 'default_pretrain_epochs', 0)
+    return cfg
 
 def record_path(cfg: dict, results_dir='results') -> Path:
     "Where the record of `cfg` lives."
