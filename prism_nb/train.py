@@ -21,8 +21,8 @@ import prism_nb.prism  # registers PRISM
 
 # %% auto #0
 __all__ = ['HARC_DEFAULTS', 'HarcData', 'load_harc', 'predict', 'accuracy', 'shuffled_batches', 'fit', 'harc_config',
-           'record_path', 'versions', 'run_harc', 'matmul_gflops', 'time_epochs', 'make_backbone_for_bench',
-           'benchmark_epochs']
+           'record_path', 'versions', 'run_harc', 'sweep_configs', 'sweep_commands', 'run_sweep', 'matmul_gflops',
+           'time_epochs', 'make_backbone_for_bench', 'benchmark_epochs']
 
 # %% ../nbs/06_train.ipynb
 @dataclass
@@ -192,6 +192,48 @@ def run_harc(cfg: dict | None = None,  # a config from `harc_config`; None runs 
                   device=str(device), torch_threads=torch.get_num_threads(), versions=versions())
     atomic_write_json(path, record)
     return record
+
+# %% ../nbs/06_train.ipynb
+def sweep_configs(methods=('erm',), seeds=range(3), variants=('full',), **common) -> list:
+    "Configs for every method x variant x seed (variants other than 'full' only for PRISM)."
+    out = []
+    for m in methods:
+        for var in (variants if m == 'prism' else ('full',)):
+            out += [harc_config(method=m, variant=var, seed=s, **common) for s in seeds]
+    return out
+
+def _literal(v) -> str:
+    return json.dumps(v) if isinstance(v, (dict, list)) else ('None' if v is None else str(v))
+
+def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None) -> list:
+    "One papermill command per config (run from the repository root)."
+    cmds = []
+    for cfg in cfgs:
+        # dicts and lists go through papermill's YAML option (JSON is YAML); plain values through -p
+        params = ' '.join(f"-y '{k}: {_literal(v)}'" if isinstance(v, (dict, list)) else f'-p {k} {_literal(v)}' for k, v in cfg.items())
+        env = f'OMP_NUM_THREADS={threads} ' if threads else ''
+        out = Path(out_dir) / f'{record_path(cfg).stem}.ipynb'
+        cmds.append(f'{env}papermill nbs/run_harc.ipynb {out} {params} -p results_dir {results_dir}')
+    return cmds
+
+def run_sweep(cfgs, workers: int = 1,  # papermill processes at once
+              threads: int | None = None,  # torch threads per worker (default: cores / workers)
+              results_dir='results', out_dir=None, progress: bool = True) -> list:
+    "Run the configs without a record through papermill in local worker processes; returns (config id, exit code) pairs."
+    import os, subprocess
+    from concurrent.futures import ThreadPoolExecutor
+    root = repo_root(); results_dir = Path(results_dir if Path(results_dir).is_absolute() else root / results_dir)
+    todo = [c for c in cfgs if not record_path(c, results_dir).exists()]
+    threads = threads or max(1, (os.cpu_count() or 1) // workers)
+    out_dir = Path(out_dir or root / 'runs'); out_dir.mkdir(parents=True, exist_ok=True)
+    cmds = sweep_commands(todo, results_dir=results_dir, out_dir=out_dir, threads=threads)
+    def _one(cmd): return subprocess.run(cmd, shell=True, cwd=root, capture_output=True, text=True)
+    done = []
+    with ThreadPoolExecutor(workers) as ex:
+        for cfg, res in tqdm(zip(todo, ex.map(_one, cmds)), total=len(todo), desc='sweep', disable=not progress, file=sys.stderr):
+            done.append((config_id(cfg), res.returncode))
+            if res.returncode: print(f'FAILED {record_path(cfg).name}:\n{res.stderr[-2000:]}', file=sys.stderr)
+    return done
 
 # %% ../nbs/06_train.ipynb
 def matmul_gflops(n: int = 1024, repeats: int = 20, device=None) -> float:

@@ -66,3 +66,26 @@ def test_killed_run_leaves_no_record(root, tmp_path):
     # the same config runs again from scratch and completes
     subprocess.run(papermill(root, tmp_path / 'k2.ipynb', results, **LONG), check=True, capture_output=True)
     assert len(records(results)) == 1
+
+def test_prism_smoke(root, tmp_path):
+    results = tmp_path / 'results'
+    subprocess.run(papermill(root, tmp_path / 'p.ipynb', results, method='prism', pretrain_epochs=1), check=True, capture_output=True)
+    rec = json.loads(records(results)[0].read_text())
+    assert rec['config']['method'] == 'prism' and len(rec['pretrain_history']) == 1
+    assert {'L_feat', 'L_samp', 'val_L_feat', 'val_L_samp'} <= set(rec['pretrain_history'][0])
+    assert sorted(rec['metrics']) == sorted(HARC_CONDITIONS)
+
+def test_prism_variant_and_bad_variant(root, tmp_path):
+    results = tmp_path / 'results'
+    subprocess.run(papermill(root, tmp_path / 'v.ipynb', results, method='prism', variant='no_esamp', pretrain_epochs=1), check=True, capture_output=True)
+    assert records(results)[0].name.startswith('prism-no_esamp_cnn_s0_')
+    res = subprocess.run(papermill(root, tmp_path / 'w.ipynb', tmp_path / 'r2', method='prism', variant='nope'), capture_output=True, text=True)
+    assert res.returncode != 0 and 'valid variants' in res.stdout + res.stderr + (tmp_path / 'w.ipynb').read_text()
+
+def test_sweep_runs_commands_and_resumes(tmp_path):
+    from prism_nb.train import sweep_configs, run_sweep, record_path
+    cfgs = sweep_configs(['erm'], seeds=[0, 1], epochs=1, patience=1, max_windows=128, hparams={'weight_decay': 0.0})
+    done = run_sweep(cfgs, workers=2, results_dir=tmp_path / 'results', out_dir=tmp_path / 'runs', progress=False)
+    assert [code for _, code in done] == [0, 0]
+    assert all(record_path(c, tmp_path / 'results').exists() for c in cfgs)
+    assert run_sweep(cfgs, results_dir=tmp_path / 'results', out_dir=tmp_path / 'runs', progress=False) == []
