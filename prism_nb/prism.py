@@ -131,7 +131,7 @@ class PRISM(Algorithm):
         return out
 
     def pretrain(self, train: ISMTS, val: ISMTS | None = None, epochs: int = 50, batch_size: int = 64, seed: int = 0,
-                 device=None, progress: bool = True) -> list:
+                 device=None, progress: bool = True, keep_decoders: bool = False) -> list:
         "Minimize L_feat + L_samp without labels; keep the epoch with the lowest source-validation loss."
         from prism_nb.train import shuffled_batches
         hp = self.hparams; device = device or get_device(); self.to(device)
@@ -160,7 +160,7 @@ class PRISM(Algorithm):
                 history.append(rec)
                 if val is not None and wait >= hp['pretrain_patience']: break
             if best_state is not None: self.load_state_dict(best_state)
-        self.drop_decoders()
+        if not keep_decoders: self.drop_decoders()
         return history
 
     @torch.no_grad()
