@@ -17,7 +17,7 @@ from .algorithms import algorithm_class
 from .clinical import (EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, load_eicu_demo, load_p12, load_p19,
                                unsupported_features, _stratified_val)
 from .pam import PAM_FRACTIONS, sensors_out
-from .train import check_names, papermill_commands, run_papermill_sweep, train_algorithm, versions
+from .train import check_names, papermill_commands, run_papermill_sweep, run_fields, train_algorithm
 
 # %% auto #0
 __all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'CLINICAL_PRISM_HPARAMS', 'SINGLE_SOURCE_METHODS', 'REALWORLD_DEFAULTS',
@@ -127,11 +127,7 @@ def run_realworld(cfg: dict | None = None,  # a config from `realworld_config`; 
                   **extra,
                   metrics=binary_metrics(y, predict_proba(algo, test)),
                   val_metrics=binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val)),
-                  sensors_out=so, selected_epoch=log['selected_epoch'], val_score=log['val_score'], epochs_run=log['epochs_run'],
-                  history=log['history'], pretrain_history=pre_log,
-                  timing=dict(seconds_per_epoch=log['seconds_per_epoch'], pretrain_seconds=pretrain_seconds,
-                              total_seconds=time.perf_counter() - t0),
-                  device=str(device), torch_threads=torch.get_num_threads(), versions=versions())
+                  sensors_out=so, val_score=log['val_score'], **run_fields(log, pre_log, pretrain_seconds, t0, device))
     atomic_write_json(path, record)
     return record
 

@@ -22,7 +22,7 @@ import prism_nb.prism  # registers PRISM
 
 # %% auto #0
 __all__ = ['HARC_DEFAULTS', 'HarcData', 'load_harc', 'predict', 'accuracy', 'shuffled_batches', 'fit', 'harc_config',
-           'record_path', 'versions', 'check_names', 'train_algorithm', 'run_harc', 'sweep_configs',
+           'record_path', 'versions', 'run_fields', 'check_names', 'train_algorithm', 'run_harc', 'sweep_configs',
            'papermill_commands', 'run_papermill_sweep', 'sweep_commands', 'run_sweep', 'matmul_gflops', 'conv1d_gflops',
            'peak_gflops', 'time_epochs', 'make_backbone_for_bench', 'benchmark_epochs']
 
@@ -156,6 +156,17 @@ def versions() -> dict:
     return dict(prism_nb=prism_nb.__version__, torch=torch.__version__, numpy=np.__version__, scipy=scipy.__version__,
                 sklearn=sklearn.__version__, python=platform.python_version(), machine=platform.machine(), platform=platform.platform())
 
+def run_fields(log: dict,  # `fit`'s log
+               pre_log: list,  # the pretraining history (empty without pretraining)
+               pretrain_seconds: float,
+               started: float,  # `time.perf_counter()` when the run began
+               device) -> dict:
+    "The record fields every run shares: model selection, histories, timing, device and versions."
+    return dict(selected_epoch=log['selected_epoch'], epochs_run=log['epochs_run'], history=log['history'], pretrain_history=pre_log,
+                timing=dict(seconds_per_epoch=log['seconds_per_epoch'], pretrain_seconds=pretrain_seconds,
+                            total_seconds=time.perf_counter() - started),
+                device=str(device), torch_threads=torch.get_num_threads(), versions=versions())
+
 def check_names(cfg: dict):
     "Fail at once, with the valid names, on an unknown method or backbone."
     from prism_nb.backbones import BACKBONES
@@ -207,11 +218,7 @@ def run_harc(cfg: dict | None = None,  # a config from `harc_config`; None runs 
     shifted = [metrics[c] for c in metrics if c != 'Random']
     record = dict(id=config_id(cfg), config=cfg, data=data.info, metrics=metrics, per_class=per_class,
                   avg=float(np.mean(list(metrics.values()))), shifted_avg=float(np.mean(shifted)) if shifted else None,
-                  selected_epoch=log['selected_epoch'], val_acc=log['val_acc'], epochs_run=log['epochs_run'],
-                  history=log['history'], pretrain_history=pre_log,
-                  timing=dict(seconds_per_epoch=log['seconds_per_epoch'], pretrain_seconds=pretrain_seconds,
-                              total_seconds=time.perf_counter() - t0),
-                  device=str(device), torch_threads=torch.get_num_threads(), versions=versions())
+                  val_acc=log['val_acc'], **run_fields(log, pre_log, pretrain_seconds, t0, device))
     atomic_write_json(path, record)
     return record
 
