@@ -16,18 +16,23 @@ from .core import ISMTS, derive_seed
 from .backbones import make_backbone
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class', 'make_algorithm', 'ERM',
-           'toy_problem', 'domain_groups', 'group_mean', 'rank_in_group', 'domain_batches', 'DomainBatches',
-           'check_domains', 'coral_penalty', 'mmd_penalty', 'irm_scale_grad', 'irm_penalty', 'vrex_penalty',
-           'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain',
-           'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck',
-           'bn_discriminator', 'entropy_of_logits', 'cluster_pseudo_domains', 'Diversify', 'remove_component',
-           'neg_cosine', 'ManyDG']
+__all__ = ['ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class', 'method_names',
+           'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'rank_in_group',
+           'domain_batches', 'DomainBatches', 'check_domains', 'coral_penalty', 'mmd_penalty', 'irm_scale_grad',
+           'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'CORAL', 'MMD',
+           'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM',
+           'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits', 'cluster_pseudo_domains',
+           'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
     "Base class: a classifier over ISMTS batches with its own training step."
     display = None  # name in the paper's tables
+    group = 'dg'  # table order: 'reference', 'dg', 'ts_dg', 'proposed'
+    needs_domains = True  # needs source-domain labels
+    variants = ('full',)  # ablation variants
+    default_pretrain_epochs = 0  # label-free pretraining epochs (0: none)
+    task_hparams: dict = {}  # task or task family -> hyperparameter defaults for it
 
     def __init__(self, n_features: int,  # D, features per step
                  seq_len: int,  # L, steps per window
@@ -64,6 +69,10 @@ class Algorithm(nn.Module):
         "Class logits [B, C]."
         raise NotImplementedError
 
+    def for_inference(self):
+        "The model as it is saved after training (subclasses drop training-only parts)."
+        return self
+
     def forward(self, v, m, t): return self.predict(v, m, t)
 
 # %% ../nbs/04_algorithms.ipynb #6248174e
@@ -74,6 +83,8 @@ def register_algorithm(name: str):
     def _reg(cls):
         ALGORITHMS[name.lower()] = cls
         cls.display = cls.__dict__.get('display') or name  # a subclass does not inherit its parent's name
+        for attr in ('group', 'needs_domains'):  # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
+            if attr not in cls.__dict__: setattr(cls, attr, getattr(Algorithm, attr))
         return cls
     return _reg
 
@@ -84,6 +95,33 @@ def algorithm_class(name: str):
         raise ValueError(f"unknown method {name!r}; valid methods: {', '.join(sorted(ALGORITHMS))}")
     return ALGORITHMS[key]
 
+GROUP_ORDER = ('reference', 'dg', 'ts_dg', 'proposed')
+
+def method_names(single_source: bool = False  # only methods that run with one source domain
+                ) -> list:
+    "Registered method names in the paper's table order: ERM, the generic DG baselines, the time-series ones, PRISM."
+    names = [n for n, c in ALGORITHMS.items() if not (single_source and c.needs_domains)]
+    return sorted(names, key=lambda n: (GROUP_ORDER.index(ALGORITHMS[n].group), n))
+
+def check_hparams(name: str,  # a registered method
+                  hparams: dict,  # user overrides
+                  reserved=('seed', 'variant')  # set by the run itself, not through hparams
+                 ) -> dict:
+    "Check override names and types against the method's defaults; return them (ints accepted for floats)."
+    cls = algorithm_class(name)
+    if not isinstance(hparams, dict): raise TypeError(f"hparams must be a dict, got {type(hparams).__name__}: {hparams!r}")
+    defaults = cls.defaults()
+    for k, v in hparams.items():
+        if k in reserved and k in defaults: raise ValueError(f"hparams: {k!r} is set by the run's own `{k}` parameter, not through hparams")
+        if k not in defaults: raise ValueError(f"unknown hyperparameter {k!r} for {cls.display}; valid: {sorted(set(defaults) - set(reserved))}")
+        ref = defaults[k]
+        ok = (isinstance(v, bool) if isinstance(ref, bool) else
+              isinstance(v, int) and not isinstance(v, bool) if isinstance(ref, int) else
+              isinstance(v, (int, float)) and not isinstance(v, bool) if isinstance(ref, float) else
+              isinstance(v, type(ref)))
+        if not ok: raise TypeError(f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its default {ref!r}, got {type(v).__name__} {v!r}")
+    return dict(hparams)
+
 def make_algorithm(name: str, **kwargs) -> Algorithm:
     "Build the algorithm registered as `name` (kwargs go to its constructor)."
     return algorithm_class(name)(**kwargs)
@@ -92,6 +130,7 @@ def make_algorithm(name: str, **kwargs) -> Algorithm:
 @register_algorithm('ERM')
 class ERM(Algorithm):
     "Empirical risk minimization: cross-entropy on pooled source data."
+    group, needs_domains = 'reference', False
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         self.featurizer = self.build_featurizer()
@@ -631,6 +670,7 @@ def cluster_pseudo_domains(features: torch.Tensor,  # [B, H] domain features
 @register_algorithm('Diversify')
 class Diversify(ERM):
     "Diversify: latent pseudo-domains by adversarial clustering, then invariance across them."
+    group, needs_domains = 'ts_dg', False  # infers its own latent domains
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         hp, h = self.hparams, self.featurizer.out_dim
@@ -706,6 +746,7 @@ def neg_cosine(a: torch.Tensor,  # [B, H]
 @register_algorithm('ManyDG')
 class ManyDG(DomainBatches, ERM):
     "ManyDG: remove a learned domain factor by orthogonal projection, trained on same-domain pairs."
+    group = 'ts_dg'
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         h = self.featurizer.out_dim

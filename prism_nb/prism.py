@@ -4,16 +4,15 @@
 
 # %% ../nbs/05_prism.ipynb #fcd53674
 from __future__ import annotations
-import copy, sys, time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from tqdm import tqdm
 
-from .core import ISMTS, derive_seed, get_device
+from .core import ISMTS, derive_seed
 from .sampling import augment_mask
 from .backbones import make_backbone, Decoder
 from .algorithms import Algorithm, register_algorithm
+from .engine import train_epochs, shuffled_batches, model_device
 
 # %% auto #0
 __all__ = ['PRISM_VARIANTS', 'PRISM_VARIANT_NAMES', 'feature_loss', 'sampling_loss', 'view_losses', 'aggregate_views', 'PRISM']
@@ -71,6 +70,11 @@ def aggregate_views(losses: torch.Tensor,  # [K, B] per-view losses
 class PRISM(Algorithm):
     "PRISM: complementary label-free pretraining, then worst-of-K-views training."
     default_pretrain_epochs = 50  # an upper bound: pretraining stops when the source-validation loss stalls
+    variants = tuple(PRISM_VARIANTS)
+    needs_domains = False  # trains without source-domain labels
+    group = 'proposed'
+    # the paper's augmentation settings for the clinical tasks (tab:augmentation_settings, eICU): no feature dropping
+    task_hparams = {'clinical': dict(pre_r_t=0.5, pre_r_f=0., r_t=0.2, r_f=0.)}
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         hparams = dict(hparams or {})
         variant = hparams.get('variant', 'full')
@@ -132,36 +136,51 @@ class PRISM(Algorithm):
 
     def pretrain(self, train: ISMTS, val: ISMTS | None = None, epochs: int = 50, batch_size: int = 64, seed: int = 0,
                  device=None, progress: bool = True, keep_decoders: bool = False) -> list:
-        "Minimize L_feat + L_samp without labels; keep the epoch with the lowest source-validation loss."
-        from prism_nb.train import shuffled_batches
-        hp = self.hparams; device = device or get_device(); self.to(device)
+        "Minimize L_feat + L_samp without labels (the engine's epoch loop); keep the epoch with the lowest source-validation loss."
+        hp = self.hparams; device = torch.device(device) if device is not None else model_device(self); self.to(device)
         parts = [p for p in (self.E_feat, self.D_feat) if p is not None and hp['pretrain_feat']] + \
                 [p for p in (self.E_samp, self.D_samp) if p is not None and hp['pretrain_samp']]
         history = []
         if parts and epochs > 0:
             opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
             train = train.to(device); val = val.to(device) if val is not None else None
-            g = torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches'))
-            best, best_state, wait = float('inf'), None, 0
-            for epoch in tqdm(range(epochs), desc='PRISM pretrain', disable=not progress, file=sys.stderr, mininterval=1):
-                self.train(); sums, n = {}, 0; start = time.perf_counter()
-                for idx in shuffled_batches(len(train), batch_size, g):
-                    losses = self.pretrain_losses(train[idx.to(device)])
-                    loss = sum(losses.values())
-                    opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
-                    for k, v in losses.items(): sums[k] = sums.get(k, 0.) + v.item()
-                    n += 1
-                rec = {'epoch': epoch, 'seconds': time.perf_counter() - start, **{k: s / n for k, s in sums.items()}}
-                if val is not None:
-                    rec.update({'val_' + k: v for k, v in self.pretrain_eval(val).items()})
-                    score = sum(v for k, v in rec.items() if k.startswith('val_L_'))
-                    if score < best: best, wait, best_state = score, 0, copy.deepcopy(self.state_dict())
-                    else: wait += 1
-                history.append(rec)
-                if val is not None and wait >= hp['pretrain_patience']: break
-            if best_state is not None: self.load_state_dict(best_state)
+            def step(idx):
+                losses = self.pretrain_losses(train[idx.to(device)])
+                loss = sum(losses.values())
+                opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+                return {k: v.item() for k, v in losses.items()}
+            def evaluate():
+                out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
+                return {**out, 'val_loss': sum(out.values())}
+            log = train_epochs(self, step, len(train), epochs, batch_size, torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
+                               evaluate=evaluate if val is not None else None, score_key='val_loss', maximize=False,
+                               patience=hp['pretrain_patience'], progress=progress, desc='PRISM pretrain')
+            history = log['history']
         if not keep_decoders: self.drop_decoders()
         return history
+
+    def pretrain_signature(self) -> dict:
+        "The hyperparameters pretraining depends on: runs that share them can share pretrained encoders."
+        keys = ('pre_r_t', 'pre_r_f', 'pretrain_lr', 'pretrain_patience', 'among_observed', 'pretrain_feat', 'pretrain_samp',
+                'use_feat', 'use_samp', 'seed')
+        return {k: self.hparams[k] for k in keys}
+
+    def pretrain_state(self) -> dict:
+        "What a later run needs to continue exactly as after `pretrain`: the weights and the augmentation generator's state."
+        return dict(state_dict={k: v.detach().cpu() for k, v in self.state_dict().items()},
+                    generator=self._g.get_state() if self._g is not None else None,
+                    generator_device=str(self._g.device) if self._g is not None else None)
+
+    def load_pretrain_state(self, state: dict):
+        "Restore a `pretrain_state` (decoders dropped), as if `pretrain` had just run."
+        self.drop_decoders(); self.load_state_dict(state['state_dict'])
+        if state['generator'] is not None:
+            self.generator(state['generator_device']).set_state(state['generator'])
+        return self
+
+    def for_inference(self):
+        "Drop the pretraining decoders, so the weights match those of a trained run."
+        self.drop_decoders(); return self
 
     @torch.no_grad()
     def pretrain_eval(self, x: ISMTS, batch_size: int = 1024) -> dict:

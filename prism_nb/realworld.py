@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_realworld.ipynb #63a94278
 from __future__ import annotations
-import copy, json, re, time
+import json, re
 from pathlib import Path
 
 import numpy as np
@@ -12,27 +12,24 @@ import pandas as pd
 import torch
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from .core import ISMTS, atomic_write_json, config_id, get_device, repo_root
+from .core import ISMTS, config_id, repo_root
 from .algorithms import algorithm_class
 from .clinical import (EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, load_eicu_demo, load_p12, load_p19,
                                unsupported_features, _stratified_val)
 from .pam import PAM_FRACTIONS, sensors_out
-from .train import check_names, papermill_commands, run_papermill_sweep, run_fields, train_algorithm
+from .engine import predict_logits
+from .experiment import Task, TaskData, ConfigError, register_task, make_config, record_path, check_bool, check_real, read_record
 
 # %% auto #0
-__all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'CLINICAL_PRISM_HPARAMS', 'SINGLE_SOURCE_METHODS', 'REALWORLD_DEFAULTS',
-           'predict_proba', 'binary_metrics', 'auroc_score', 'realworld_config', 'realworld_record_path',
-           'run_realworld', 'realworld_configs', 'realworld_commands', 'run_realworld_sweep', 'realworld_records',
-           'realworld_summary', 'realworld_table', 'sensors_out_table', 'mask_only_summary', 'plot_mask_only']
+__all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics', 'auroc_score',
+           'clinical_defaults', 'check_clinical', 'clinical_record_stem', 'load_clinical', 'evaluate_clinical',
+           'realworld_configs', 'realworld_records', 'realworld_summary', 'realworld_table', 'sensors_out_table',
+           'mask_only_summary', 'plot_mask_only']
 
 # %% ../nbs/12_realworld.ipynb #bd258381
-@torch.no_grad()
 def predict_proba(algo, x: ISMTS, batch_size: int = 1024) -> np.ndarray:
     "Probability of the positive class [N] for a binary task, in eval mode and in chunks."
-    algo.eval()
-    out = [algo.predict(x.v[i:i + batch_size], x.m[i:i + batch_size], x.t[i:i + batch_size]).softmax(-1)[:, 1]
-           for i in range(0, len(x), batch_size)]
-    return torch.cat(out).float().cpu().numpy()
+    return predict_logits(algo, x, batch_size).softmax(-1)[:, 1].float().cpu().numpy()
 
 def binary_metrics(y, p) -> dict:
     "AUROC and AUPRC in percent; an error (not a NaN) when `y` holds a single class."
@@ -47,110 +44,84 @@ def auroc_score(algo, val: ISMTS) -> float:
 # %% ../nbs/12_realworld.ipynb #a082f213
 REALWORLD_DATASETS = dict(eicu_demo=load_eicu_demo, p12=load_p12, p19=load_p19)
 REALWORLD_TARGETS = dict(eicu_demo=EICU_REGIONS, p12=P12_DOMAINS, p19=P19_DOMAINS)
-CLINICAL_PRISM_HPARAMS = dict(pre_r_t=0.5, pre_r_f=0., r_t=0.2, r_f=0.)  # paper, tab:augmentation_settings (eICU)
 
-SINGLE_SOURCE_METHODS = ('erm', 'prism', 'diversify')  # need no source-domain labels
+def clinical_defaults(dataset: str) -> dict:
+    "The task-specific config keys of a clinical dataset, with their defaults."
+    return dict(experiment='realworld',  # results subfolder (a folder per dataset below it)
+                dataset=dataset,  # the task
+                target=REALWORLD_TARGETS[dataset][0],  # held-out domain (test); the others are the sources
+                mask_only=False,  # zero every value: the model sees the observation mask and times only
+                val_frac=0.2)  # share of each source (domain, label) group used for validation
 
-REALWORLD_DEFAULTS = dict(
-    experiment='realworld',  # results subfolder (a folder per dataset below it)
-    dataset='eicu_demo',  # a key of REALWORLD_DATASETS
-    target='Northeast',  # held-out domain (test); the others are the sources
-    method='erm', variant='full', backbone='cnn', seed=0,
-    epochs=100, patience=10, batch_size=64, lr=1e-3,
-    pretrain_epochs=None,  # None: the method's default (PRISM 50, others 0)
-    hparams={},  # method-specific hyperparameters (PRISM gets CLINICAL_PRISM_HPARAMS under them)
-    mask_only=False,  # zero every value: the model sees the observation mask and times only
-    val_frac=0.2,  # share of each source (domain, label) group used for validation
-)
-
-def realworld_config(**overrides) -> dict:
-    "The default real-world run config with `overrides`, checked; unknown keys or names are an error."
-    unknown = set(overrides) - set(REALWORLD_DEFAULTS)
-    if unknown: raise ValueError(f"unknown config keys {sorted(unknown)}; valid: {sorted(REALWORLD_DEFAULTS)}")
-    cfg = {**copy.deepcopy(REALWORLD_DEFAULTS), **overrides}
-    if cfg['dataset'] not in REALWORLD_DATASETS:
-        raise ValueError(f"unknown dataset {cfg['dataset']!r}; valid: {', '.join(REALWORLD_DATASETS)}")
-    if cfg['target'] not in REALWORLD_TARGETS[cfg['dataset']]:
-        raise ValueError(f"unknown target {cfg['target']!r} for {cfg['dataset']}; valid: {REALWORLD_TARGETS[cfg['dataset']]}")
-    check_names(cfg)
+def check_clinical(cfg: dict):
+    "Target, mask_only, val_frac, and a method that can run with this many source domains."
+    ds = cfg['dataset']
+    if cfg['target'] not in REALWORLD_TARGETS[ds]: raise ConfigError(f"unknown target {cfg['target']!r} for {ds}; valid: {REALWORLD_TARGETS[ds]}")
+    check_bool('mask_only', cfg['mask_only'])
+    cfg['val_frac'] = check_real('val_frac', cfg['val_frac'], 0, 1, lo_open=True, hi_open=True)
+    n_sources = len(REALWORLD_TARGETS[ds]) - 1
     cls = algorithm_class(cfg['method'])
-    n_sources = len(REALWORLD_TARGETS[cfg['dataset']]) - 1
-    if n_sources < 2 and cfg['method'] not in SINGLE_SOURCE_METHODS:
-        raise ValueError(f"{cfg['method']} needs several source domains; {cfg['dataset']} has {n_sources} "
-                         f"(methods that run with one: {', '.join(SINGLE_SOURCE_METHODS)})")
-    if cfg['method'] == 'prism': cfg['hparams'] = {**CLINICAL_PRISM_HPARAMS, **cfg['hparams']}
-    if cfg['pretrain_epochs'] is None: cfg['pretrain_epochs'] = getattr(cls, 'default_pretrain_epochs', 0)
-    return cfg
+    if n_sources < 2 and cls.needs_domains:
+        from prism_nb.algorithms import method_names
+        raise ConfigError(f"{cfg['method']} needs several source domains; {ds} has {n_sources} "
+                          f"(methods that run with one: {', '.join(method_names(single_source=True))})")
 
-def realworld_record_path(cfg: dict, results_dir='results') -> Path:
-    "Where the record of `cfg` lives: results/<experiment>/<dataset>/<method>[-variant][-maskonly]_<backbone>_<target>_s<seed>_<id>.json."
+def clinical_record_stem(cfg: dict) -> tuple:
+    "Clinical records: results/realworld/<dataset>/<method>[-variant][-maskonly]_<backbone>_<target>_s<seed>_<id>.json."
     slug = re.sub(r'[^A-Za-z0-9]+', '', cfg['target'])
-    name = (f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}{'-maskonly' if cfg['mask_only'] else ''}"
-            f"_{cfg['backbone']}_{slug}_s{cfg['seed']}_{config_id(cfg)}.json")
-    return Path(results_dir) / cfg['experiment'] / cfg['dataset'] / name
+    return (cfg['dataset'],), (f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}"
+                               f"{'-maskonly' if cfg['mask_only'] else ''}_{cfg['backbone']}_{slug}_s{cfg['seed']}")
 
 # %% ../nbs/12_realworld.ipynb #0c2641d0
 def _values_hidden(x: ISMTS) -> ISMTS:
     return ISMTS(torch.zeros_like(x.v), x.m, x.t, x.y, x.d)
 
-def run_realworld(cfg: dict | None = None,  # a config from `realworld_config`; None runs the defaults
-                  results_dir='results',  # records go to results_dir/<experiment>/<dataset>/
-                  force: bool = False,  # rerun even when a record exists
-                  device=None, progress: bool = True) -> dict:
-    "Train on the source domains, evaluate on the held-out one; write and return the record (or the existing one)."
-    cfg = realworld_config(**(cfg or {}))
-    path = realworld_record_path(cfg, results_dir)
-    if path.exists() and not force:
-        if progress: print(f'skipped: {path} exists')
-        return json.loads(path.read_text())
-    device = device or get_device(); t0 = time.perf_counter()
+def _count(x: ISMTS) -> dict: return dict(stays=len(x), positives=int(x.y.sum()))
+
+def load_clinical(cfg: dict) -> TaskData:
+    "Source train/validation and the held-out domain's test stays of a clinical config (and an in-domain test set for mask-only runs)."
     data = REALWORLD_DATASETS[cfg['dataset']]()
     train, val, test = domain_split(data, cfg['target'], seed=cfg['seed'], val_frac=cfg['val_frac'])
-    dropped = unsupported_features(data, train)
-    indomain = None
+    dropped_features = unsupported_features(data, train)
+    extra = {}
     if cfg['mask_only']:
         train, val, test = map(_values_hidden, (train, val, test))
         held = torch.from_numpy(_stratified_val((train.d * 2 + train.y).numpy(), 0.2, np.random.default_rng(cfg['seed'] + 1000)))
-        train, indomain = train[~held], train[held]
-    algo, pre_log, log, pretrain_seconds = train_algorithm(cfg, train, val, n_classes=2, n_domains=len(data.domains), device=device,
-                                                           progress=progress, score=auroc_score)
-    test, val = test.to(device), val.to(device)
+        train, extra['indomain'] = train[~held], train[held]
+    info = dict(source=data.source, fingerprint=data.fingerprint, domains=data.domains, n_features=train.shape[2],
+                seq_len=train.shape[1], train=_count(train), val=_count(val), test=_count(test),
+                n_source_domains=len(data.domains) - 1, dropped_features=dropped_features,
+                n_classes=int(data.x.y.max()) + 1, n_domains=len(data.domains), dropped=data.info.get('dropped', {}),
+                **({'indomain': _count(extra['indomain'])} if extra else {}))
+    return TaskData(train=train, val=val, tests={'test': test}, info=info, extra=extra)
+
+def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
+    "Held-out AUROC/AUPRC, the same on source validation, sensors out, and in-domain metrics for mask-only runs."
+    test, val = data.tests['test'], data.val
     y = test.y.cpu().numpy()
     so = {f'{f:.1f}': binary_metrics(y, predict_proba(algo, sensors_out(test, f, seed=cfg['seed']))) for f in PAM_FRACTIONS}
-    count = lambda x: dict(stays=len(x), positives=int(x.y.sum()))
-    extra = {} if indomain is None else dict(indomain_metrics=binary_metrics(indomain.y.numpy(), predict_proba(algo, indomain.to(device))))
-    record = dict(id=config_id(cfg), config=cfg,
-                  data=dict(source=data.source, fingerprint=data.fingerprint, domains=data.domains, n_features=train.shape[2],
-                            seq_len=train.shape[1], train=count(train), val=count(val), test=count(test),
-                            n_source_domains=len(data.domains) - 1, dropped_features=dropped,
-                            **({} if indomain is None else dict(indomain=count(indomain)))),
-                  **extra,
-                  metrics=binary_metrics(y, predict_proba(algo, test)),
-                  val_metrics=binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val)),
-                  sensors_out=so, val_score=log['val_score'], **run_fields(log, pre_log, pretrain_seconds, t0, device))
-    atomic_write_json(path, record)
-    return record
+    out = dict(metrics=binary_metrics(y, predict_proba(algo, test)), val_metrics=binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val)),
+               sensors_out=so)
+    if 'indomain' in data.extra:
+        x = data.extra['indomain']; out['indomain_metrics'] = binary_metrics(x.y.cpu().numpy(), predict_proba(algo, x))
+    return out
+
+CLINICAL_TASKS = {ds: register_task(Task(
+    name=ds, display={'eicu_demo': 'eICU demo', 'p12': 'PhysioNet 2012', 'p19': 'PhysioNet 2019'}[ds], defaults=clinical_defaults(ds),
+    check=check_clinical, load=load_clinical, evaluate=evaluate_clinical, record_stem=clinical_record_stem,
+    notebook='nbs/run_realworld.ipynb', family='clinical', score=auroc_score)) for ds in REALWORLD_DATASETS}
 
 # %% ../nbs/12_realworld.ipynb #7ed75a39
 def realworld_configs(datasets=('eicu_demo',), methods=('erm', 'prism'), seeds=range(3), targets=None, **common) -> list:
     "Configs for every dataset x target x method x seed (`targets`: dataset -> list; default all of them)."
-    return [realworld_config(dataset=ds, target=t, method=m, seed=s, **common)
+    return [make_config(dataset=ds, target=t, method=m, seed=s, **common)
             for ds in datasets for t in (targets or {}).get(ds, REALWORLD_TARGETS[ds]) for m in methods for s in seeds]
-
-def realworld_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None) -> list:
-    "One `run_realworld` papermill command per config (run from the repository root), e.g. for an external scheduler."
-    return papermill_commands(cfgs, 'nbs/run_realworld.ipynb', realworld_record_path, results_dir, out_dir, threads)
-
-def run_realworld_sweep(cfgs, workers: int = 1, threads: int | None = None, results_dir='results', out_dir=None,
-                        progress: bool = True) -> list:
-    "Run the configs without a record through `run_realworld.ipynb` in local worker processes; (config id, exit code) pairs."
-    return run_papermill_sweep(cfgs, 'nbs/run_realworld.ipynb', realworld_record_path, workers, threads, results_dir, out_dir, progress)
 
 # %% ../nbs/12_realworld.ipynb #05d85ab7
 def _is_canonical(r: dict) -> bool:
     "Whether a record's config is the default one for its (dataset, target, method, variant, backbone, seed, mask_only)."
     c = r['config']
-    try: ref = realworld_config(**{k: c[k] for k in ('dataset', 'target', 'method', 'variant', 'backbone', 'seed', 'mask_only', 'experiment')})
+    try: ref = make_config(**{k: c[k] for k in ('dataset', 'target', 'method', 'variant', 'backbone', 'seed', 'mask_only', 'experiment')})
     except (KeyError, ValueError): return False
     return r.get('id') == config_id(ref)
 
@@ -161,7 +132,7 @@ def realworld_records(dataset: str, results_dir=None, experiment: str = 'realwor
     folder = Path(results_dir or repo_root() / 'results') / experiment / dataset
     rows = []
     for p in sorted(folder.glob('*.json')):
-        r = json.loads(p.read_text()); c = r['config']
+        r = read_record(p); c = r['config']
         if canonical_only and not _is_canonical(r): continue
         rows.append(dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], mask_only=c['mask_only'],
                          target=c['target'], seed=c['seed'], auroc=r['metrics']['auroc'], auprc=r['metrics']['auprc'],

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from .core import repo_root, atomic_write
+from .experiment import make_config, record_path, read_record
 
 # %% auto #0
-__all__ = ['HARC_METHODS', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper',
-           'to_markdown', 'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'harc_figures',
-           'dataset_statistics']
+__all__ = ['load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'to_markdown', 'save_table',
+           'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'harc_figures', 'dataset_statistics']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -25,7 +25,7 @@ def load_records(experiment: str = 'harc',  # results subfolder
     folder = Path(results_dir or repo_root() / 'results') / experiment
     rows = []
     for p in sorted(folder.glob('*.json')):
-        r = json.loads(p.read_text())
+        r = read_record(p)
         cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v) for k, v in r['config'].items()}
         rows.append({**cfg, 'id': r['id'], **r['metrics'], 'Avg.': r['avg'], 'seconds_per_epoch': r['timing']['seconds_per_epoch'],
                      'pretrain_seconds': r['timing'].get('pretrain_seconds', 0.), 'total_seconds': r['timing']['total_seconds'],
@@ -116,22 +116,20 @@ def save_figure(fig, stem, dpi: int = 150) -> list:
             for f in ('pdf', 'png')]
 
 # %% ../nbs/11_report.ipynb #38f7ac48
-HARC_METHODS = ['erm', 'arm', 'coral', 'dann', 'groupdro', 'ib_erm', 'irm', 'mixup', 'mldg', 'mmd', 'vrex', 'diversify', 'manydg', 'prism']
-
 def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
                  seeds=range(3),  # seeds looked up for every row
                  results_dir=None,  # default <repo>/results
                  **common) -> pd.DataFrame:
     "Records of the canonical HAR-C config of each row and seed (missing ones left out), one row per run."
-    from prism_nb.train import harc_config, record_path
     results_dir = Path(results_dir or repo_root() / 'results'); out = []
     for name, overrides in rows.items():
         for seed in seeds:
-            p = record_path(harc_config(**{**common, **overrides, 'seed': seed}), results_dir)
+            p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
             if p.exists():
-                r = json.loads(p.read_text())
+                r = read_record(p)
                 out.append({'row': name, 'seed': seed, **r['metrics'], 'Avg.': r['avg'],
-                            'seconds_per_epoch': r['timing']['seconds_per_epoch'], 'total_seconds': r['timing']['total_seconds']})
+                            'seconds_per_epoch': r['timing']['seconds_per_epoch'], 'total_seconds': r['timing']['total_seconds'],
+                            'threads': r.get('torch_threads')})
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
 
 def harc_result_table(rows: dict, seeds=range(3), results_dir=None, paper_table: str | None = 'tab:harc',
@@ -142,6 +140,8 @@ def harc_result_table(rows: dict, seeds=range(3), results_dir=None, paper_table:
     recs = harc_records(rows, seeds, results_dir, **common)
     summ = summarize(recs, 'row', cols) if len(recs) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
     table = wide_table(summ, 'row', list(rows), cols)
+    if len(recs) and recs.threads.nunique() > 1:  # say so when a table mixes thread counts (records differ in the last bits)
+        table['threads'] = [', '.join(str(t) for t in sorted(recs.threads[recs.row == r].dropna().unique())) for r in rows]
     twin = None
     if paper_table and (paper_dir() / 'reported.csv').exists():
         twin = versus_paper(summ, 'row', reported(paper_table), paper_rows or {r: r for r in rows}, cols)
