@@ -316,12 +316,13 @@ def severity_masks(name: str,  # target condition
                    L: int = 128,  # time steps per window
                    D: int = 6,  # channels
                    rate: float = 0.2,  # observation budget
-                   seed: int = 0  # fixes masks and which windows shift
+                   seed: int = 0,  # fixes the target masks and which windows shift
+                   source_seed: int | None = None  # fixes the Random masks (default `seed`): pass a run's own test-mask seeds to reuse its masks
                   ) -> tuple:
     "(masks [n,L,D], shifted [n] bool): `round(fraction*n)` windows under `name`, the rest under Random."
     if not 0 <= fraction <= 1: raise ValueError(f"fraction of shifted windows must be in [0, 1], got {fraction}")
     target = condition_masks(name, n, L, D, rate, seed)
-    source = condition_masks('Random', n, L, D, rate, seed)
+    source = condition_masks('Random', n, L, D, rate, seed if source_seed is None else source_seed)
     order = torch.randperm(n, generator=torch.Generator().manual_seed(derive_seed(seed, 'severity')))
     shifted = torch.zeros(n, dtype=torch.bool)
     shifted[order[:round(fraction * n)]] = True
