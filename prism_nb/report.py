@@ -14,8 +14,9 @@ from .core import repo_root, atomic_write
 from .experiment import make_config, record_path, read_record
 
 # %% auto #0
-__all__ = ['load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'to_markdown', 'save_table',
-           'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'harc_figures', 'dataset_statistics']
+__all__ = ['COVERAGE', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'to_markdown',
+           'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'harc_figures',
+           'dataset_statistics', 'augmentation_settings', 'coverage_table', 'paper_labels', 'compute_ledger']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -181,3 +182,81 @@ def dataset_statistics(seed: int = 0, channels='acc_gyro') -> pd.DataFrame:
     "The HAR-C column of the paper's dataset-statistics table, from the data (eICU and PAM columns come with their datasets)."
     from prism_nb.data import load_har, har_splits
     return har_splits(load_har(), channels=channels, seed=seed).stats().to_frame()
+
+# %% ../nbs/11_report.ipynb
+def augmentation_settings() -> pd.DataFrame:
+    "PRISM's pretraining and downstream (r_t, r_f) and K per task, from its defaults and `task_hparams`."
+    from prism_nb.experiment import TASKS
+    from prism_nb.algorithms import algorithm_class
+    cls = algorithm_class('prism'); rows = {}
+    for name in ('harc', 'eicu_demo', 'p12', 'p19'):
+        t = TASKS[name]; hp = {**cls.defaults(), **cls.task_hparams.get(t.name, cls.task_hparams.get(t.family, {}))}
+        rows[t.display] = {'Pretrain (r_t, r_f)': f"({hp['pre_r_t']:g}, {hp['pre_r_f']:g})", 'Downstream (r_t, r_f)': f"({hp['r_t']:g}, {hp['r_f']:g})", 'K': hp['K']}
+    return pd.DataFrame(rows).T.rename_axis('Dataset')
+
+# %% ../nbs/11_report.ipynb
+COVERAGE = [  # (label, files, status, reason)
+    ('fig:concept', '', 'not reproducible here', 'a concept diagram, drawn by hand: there is nothing to compute'),
+    ('fig:harc_sample_masks', 'figures/harc_sample_masks.png', 'reproduced', ''),
+    ('fig:harc_construction', 'figures/harc_construction.png', 'reproduced', ''),
+    ('tab:dataset-statistics', 'tables/dataset-statistics.md', 'reproduced on substitute data',
+     'HAR-C column only; the eICU column would describe the full eICU database (we have the open demo) and PAM its signals (not available)'),
+    ('tab:harc', 'tables/harc.md tables/harc_vs_paper.md', 'reproduced', '3 seeds, the paper 10; HAR windows rebuilt from the raw HAPT recordings'),
+    ('tab:ablation_full', 'tables/ablation_full.md tables/ablation_full_vs_paper.md', 'reproduced', '3 seeds, the paper 10'),
+    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced', 'ERM as in the paper, PRISM added'),
+    ('fig:a1_backbones', 'figures/a1_backbones.png', 'not yet reproduced', 'needs the ERM models of the other backbones retrained with checkpoints (panels without records say so)'),
+    ('tab:harc-bias', 'tables/harc-bias.md tables/harc-bias_vs_paper.md', 'reproduced', '3 seeds; the table fills as the rho = 0.9 runs land'),
+    ('fig:dg_realworld_shortcut', 'figures/dg_realworld_shortcut.png', 'reproduced on substitute data',
+     'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C panels on our records'),
+    ('fig:eicu_hospital_masks', 'figures/eicu_hospital_masks.png', 'reproduced on substitute data', 'the eICU demo (20 hospitals with >= 10 stays), not the full eICU'),
+    ('tab:eicu', 'tables/eicu.md tables/eicu_vs_paper.md', 'reproduced on substitute data', 'the eICU demo (1,248 stays), not the full eICU (the paper\'s 208 hospitals)'),
+    ('tab:pam_lso', '', 'not reproducible here', "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is implemented and tested on a fixture (10_pam)"),
+    ('tab:backbone', '', 'not yet reproduced', 'ERM only on the other backbones so far; MLDG, ManyDG, Mixup, MMD and PRISM runs are pending'),
+    ('fig:backbone_generalization', '', 'not yet reproduced', 'depends on the backbone table runs'),
+    ('tab:ablation', '', 'not yet reproduced', 'the HAR-C half exists in tables/ablation_full.md; the eICU ablation runs are pending'),
+    ('tab:ablation_eicu', '', 'not yet reproduced', 'the ten PRISM variants on the eICU demo are pending'),
+    ('fig:branch_information', '', 'not yet reproduced', 'the representation probes are pending'),
+    ('fig:ablations', '', 'not yet reproduced', 'the r_t / r_f / K sensitivity runs are pending'),
+    ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced', "rendered from the library's defaults; PAM has no row (no signals)"),
+]
+
+def coverage_table() -> pd.DataFrame:
+    "The coverage map as a table: label, kind, files, status, reason."
+    df = pd.DataFrame(COVERAGE, columns=['label', 'files', 'status', 'reason'])
+    df.insert(1, 'kind', df.label.str.split(':').str[0].map({'fig': 'figure', 'tab': 'table'}))
+    return df
+
+def paper_labels(tex=None) -> list:
+    "Every fig:/tab: label of the paper's LaTeX source."
+    import re
+    text = Path(tex or paper_dir() / 'paper.tex').read_text()
+    return sorted(set(re.findall(r'\\label\{((?:fig|tab):[^}]+)\}', text)))
+
+# %% ../nbs/11_report.ipynb
+def _artefacts_of(kind: str, r: dict) -> list:
+    "The paper artefacts a record feeds."
+    c = r['config']
+    if kind == 'harc':
+        if c['channels'] != 'acc_gyro': return ['harc_body_gyro']
+        if c['backbone'] != 'cnn': return ['fig:a1_backbones', 'tab:backbone']
+        out = ['tab:harc'] if c['variant'] == 'full' else []
+        return out + (['tab:ablation_full'] if c['method'] in ('erm', 'prism') else [])
+    if kind == 'realworld':
+        return ['fig:dg_realworld_shortcut'] if c.get('mask_only') else [{'eicu_demo': 'tab:eicu', 'p12': 'p12', 'p19': 'p19'}[c['dataset']]]
+    if kind == 'harc_shortcut': return ['fig:analysis_severity_shortcut'] + (['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else [])
+    if kind == 'harc_severity': return ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
+    if kind == 'harc_concentration': return ['harc_concentration']
+    return []
+
+def compute_ledger(results_dir=None) -> pd.DataFrame:
+    "Per artefact: the number of records behind it and their CPU hours."
+    root = Path(results_dir or repo_root() / 'results'); rows = []
+    for p in sorted(root.rglob('*.json')):
+        kind = p.relative_to(root).parts[0]
+        r = read_record(p)
+        secs = r['timing']['total_seconds'] * (r.get('torch_threads') or 1) if 'timing' in r else r.get('seconds', 0.)
+        rows += [dict(artefact=a, seconds=secs) for a in _artefacts_of(kind, r)]
+    df = pd.DataFrame(rows, columns=['artefact', 'seconds'])
+    out = df.groupby('artefact').seconds.agg(['count', 'sum']).rename(columns={'count': 'records', 'sum': 'cpu_hours'})
+    out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
+    return out.sort_values('cpu_hours', ascending=False)
