@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_clinical.ipynb #0a69a86c
 from __future__ import annotations
-import io, json, os, tarfile, time, zipfile
+import io, json, os, re, tarfile, time, zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import ISMTS, atomic_write, cache_dir, data_dir, sha256_bytes, sha256_file
+from .core import ISMTS, cache_dir, cached_arrays, data_dir, sha256_bytes, sha256_file
 from .data import ChecksumError
 
 # %% auto #0
@@ -69,7 +69,7 @@ class ClinicalData:
     source: str  # which dataset and protocol
     fingerprint: str  # short sha256 of the archives and settings it was built from
     meta: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per stay, aligned with x
-    info: dict = field(default_factory=dict)  # build facts: counts before exclusions, dropped stays
+    info: dict = field(default_factory=dict)  # build facts; info['dropped'] = {reason: count} of what was left out
 
     def __len__(self): return len(self.x)
 
@@ -89,26 +89,26 @@ class ClinicalData:
         return pd.concat([df, pd.DataFrame([tot])], ignore_index=True)
 
 # %% ../nbs/09_clinical.ipynb #b63bd1be
-_CACHE_VERSION = 2  # bump when a builder changes what it produces
+_CACHE_VERSION = 3  # bump when a builder changes what it produces (3: info['dropped'], digests)
 
 def _cache_path(name, cfg):
     key = sha256_bytes(json.dumps(dict(cfg, version=_CACHE_VERSION), sort_keys=True).encode())[:16]
     return cache_dir() / 'clinical' / f'{name}-{key}.npz', key
 
-def _save(path, obs, t, y, d, meta: pd.DataFrame, info: dict):
-    "Write the sparse arrays and the meta table atomically."
+def _pack(obs, t, y, d, meta: pd.DataFrame, info: dict) -> dict:
+    "The arrays of a cache: sparse cells, dense times, labels and domains, the meta columns, `info` as JSON."
     arrays = {f'obs_{k}': v for k, v in obs.items()}
-    arrays.update(t=t, y=y, d=d, info=np.array(json.dumps(info)))
+    arrays.update(t=t, y=y, d=d, info=np.array(json.dumps(info, sort_keys=True)))
     for c in meta.columns:
         col = meta[c].to_numpy()
         arrays[f'meta_{c}'] = col.astype(str) if col.dtype == object or pd.api.types.is_string_dtype(meta[c]) else col
-    atomic_write(path, lambda tmp: np.savez(tmp, **arrays), suffix='.npz')
+    return arrays
 
-def _load(path):
-    with np.load(path, allow_pickle=False) as z:
-        obs = {k[4:]: z[k] for k in z.files if k.startswith('obs_')}
-        meta = pd.DataFrame({k[5:]: z[k] for k in z.files if k.startswith('meta_')})
-        return obs, z['t'], z['y'], z['d'], meta, json.loads(str(z['info']))
+def _unpack(z: dict) -> tuple:
+    "(obs, t, y, d, meta, info) from the arrays of `_pack`."
+    obs = {k[4:]: z[k] for k in z if k.startswith('obs_')}
+    meta = pd.DataFrame({k[5:]: z[k] for k in z if k.startswith('meta_')})
+    return obs, z['t'], z['y'], z['d'], meta, json.loads(str(z['info']))
 
 def _densify(obs, t, y, d, n_features) -> ISMTS:
     "Scatter the observed cells into dense `v`, `m`."
@@ -127,11 +127,9 @@ def _sparse(v: np.ndarray  # dense values [N,L,D] with NaN where unobserved
     return dict(stay=s.astype(np.int32), step=l.astype(np.int16), feat=f.astype(np.int16), value=v[s, l, f].astype(np.float32))
 
 def _cached(name, cfg, build, features, domains, source, fingerprint):
-    "Load `name` from the cache, building and caching it first when absent."
+    "`name` from its cache, checked against its content digest; built when absent, rebuilt with a warning when damaged."
     path, key = _cache_path(name, cfg)
-    if not path.exists():
-        _save(path, *build())
-    obs, t, y, d, meta, info = _load(path)
+    obs, t, y, d, meta, info = _unpack(cached_arrays(path, lambda: _pack(*build())))
     return ClinicalData(_densify(obs, t, y, d, len(features)), list(domains), list(features), source, fingerprint, meta, info)
 
 # %% ../nbs/09_clinical.ipynb #142ff663
@@ -244,14 +242,16 @@ def _build_eicu_demo(root, label, unknown_region):
     meta['hospitaldischargestatus'] = p.hospitaldischargestatus.fillna('').to_numpy().astype(str)
     if label == 'icu': y = meta.icu_death.to_numpy()
     else: y = (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
-    keep = np.ones(len(stays), bool)
-    if label == 'hospital': keep &= meta.hospitaldischargestatus.isin(['Alive', 'Expired']).to_numpy()
-    if unknown_region == 'drop': keep &= (meta.region != 'Unknown').to_numpy()
+    keep, dropped = np.ones(len(stays), bool), {}
+    for reason, applies, ok in [('no_discharge_status', label == 'hospital', meta.hospitaldischargestatus.isin(['Alive', 'Expired'])),
+                                ('unknown_region', unknown_region == 'drop', meta.region != 'Unknown')]:
+        if applies:
+            ok = ok.to_numpy(); dropped[reason] = int((keep & ~ok).sum()); keep &= ok
     domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
     meta = meta[keep].reset_index(drop=True)
     d = np.array([domains.index(r) for r in meta.region])
     t = np.tile(np.arange(24, dtype=np.float32), (keep.sum(), 1))
-    return _sparse(v[keep]), t, y[keep], d, meta, {}
+    return _sparse(v[keep]), t, y[keep], d, meta, {'dropped': dropped}
 
 def load_eicu_demo(label: str = 'icu',  # 'icu': YAIB's ICU death after 24 h; 'hospital': hospitaldischargestatus
                    unknown_region: str = 'drop',  # stays of hospitals with no region: 'drop' or 'keep' (domain 'Unknown')
@@ -327,8 +327,11 @@ def eicu_from_tables(tables: dict,  # eICU table name -> DataFrame in PhysioNet'
     pat, hosp = tables['patient'], tables['hospital']
     age = pd.to_numeric(pat.age.astype(str).str.replace('> 89', '90'), errors='coerce')
     region = pat.hospitalid.map(hosp.set_index('hospitalid').region)
-    keep = ((age >= min_age) & (pat.unitdischargeoffset >= hours * 60) & pat.hospitaldischargestatus.isin(['Alive', 'Expired'])
-            & region.isin(EICU_REGIONS))
+    keep, dropped = pd.Series(True, index=pat.index), {}
+    for reason, ok in [('age_below_min_or_unknown', age >= min_age), ('shorter_than_window', pat.unitdischargeoffset >= hours * 60),
+                       ('no_discharge_status', pat.hospitaldischargestatus.isin(['Alive', 'Expired'])),
+                       ('no_region', region.isin(EICU_REGIONS))]:
+        dropped[reason] = int((keep & ~ok).sum()); keep &= ok
     cohort = pat[keep].sort_values('patientunitstayid')
     stays = cohort.patientunitstayid.to_numpy()
     feats = list(EICU_RAW_FEATURES)
@@ -351,7 +354,7 @@ def eicu_from_tables(tables: dict,  # eICU table name -> DataFrame in PhysioNet'
     meta = pd.DataFrame({'stay_id': stays, 'hospitalid': cohort.hospitalid.to_numpy(), 'region': reg})
     fp = sha256_bytes(stays.tobytes() + cells.value.to_numpy().tobytes())[:16]
     return ClinicalData(_densify(obs, t, y, d, len(feats)), list(EICU_REGIONS), feats,
-                        f'eicu_raw_tables(first {hours} h, in-hospital mortality)', fp, meta)
+                        f'eicu_raw_tables(first {hours} h, in-hospital mortality)', fp, meta, dict(dropped=dropped))
 
 def read_eicu_folder(folder  # folder holding PhysioNet's <table>.csv.gz files
                     ) -> dict:
@@ -373,30 +376,84 @@ P12_FEATURES = ['ALP', 'ALT', 'AST', 'Albumin', 'BUN', 'Bilirubin', 'Cholesterol
                 'NISysABP', 'Na', 'PaCO2', 'PaO2', 'Platelets', 'RespRate', 'SaO2', 'SysABP', 'Temp', 'TroponinI',
                 'TroponinT', 'Urine', 'WBC', 'Weight', 'pH']
 _P12_DESCRIPTORS = ['RecordID', 'Age', 'Gender', 'Height', 'ICUType', 'Weight']
+_P12_OUTCOME_COLUMNS = ['RecordID', 'SAPS-I', 'SOFA', 'Length_of_stay', 'Survival', 'In-hospital_death']
+# a record line: time HH:MM (no sign, minutes below 60), a parameter name (may be empty: a set-c quirk), a number
+_P12_LINE = rb'\d{2}:[0-5]\d,[^,:"\r\n]*,-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?'
+_P12_BAD_LINE = re.compile(rb'^(?!' + _P12_LINE + rb'$)', re.M)
 
-def _read_p12_set(path):
-    "All records of one P12 set as a long table plus its outcomes, parsed with one read_csv."
-    bodies, ids, nlines, outcomes = [], [], [], None
+# %% ../nbs/09_clinical.ipynb #271e28c6
+def _p12_bad_line(path, member: str, body: bytes) -> ValueError | None:
+    "A ValueError naming the first line of `body` that is not `HH:MM,Parameter,Value`, or None."
+    hit = _P12_BAD_LINE.search(body, 0, len(body) - 1)  # body ends with a newline; nothing after it is a line
+    if hit is None: return None
+    n = body.count(b'\n', 0, hit.start()) + 2  # line 1 is the header
+    line = body[hit.start():body.index(b'\n', hit.start())].decode('utf-8', 'replace')
+    hhmm = line.split(',', 1)[0]
+    why = ('an empty line' if not line else 'a negative time' if '-' in hhmm
+           else 'a malformed time' if not re.fullmatch(r'\d{2}:[0-5]\d', hhmm) else 'a malformed line')
+    return ValueError(f"{path}:{member}: line {n}: {why}, {line!r}; every line must read HH:MM,Parameter,Value with a time "
+                      "from 00:00 (minutes below 60) and a numeric value")
+
+def _p12_outcomes(path, member: str, b: bytes) -> pd.DataFrame:
+    "An Outcomes-x.txt, checked: PhysioNet's columns, one integer RecordID per row, In-hospital_death 0 or 1."
+    where = f"{path}:{member}"
+    try: o = pd.read_csv(io.BytesIO(b), skip_blank_lines=False)  # blank rows kept, so row i is line i + 2
+    except Exception as e: raise ValueError(f"{where}: not a readable table ({e})") from None
+    if list(o.columns) != _P12_OUTCOME_COLUMNS:
+        raise ValueError(f"{where}: line 1: columns {list(o.columns)}, expected {_P12_OUTCOME_COLUMNS}")
+    rid, death = (pd.to_numeric(o[c], errors='coerce') for c in ('RecordID', 'In-hospital_death'))
+    for bad, what in [(rid.isna() | (rid % 1 != 0), 'RecordID is not an integer'),
+                      (~death.isin([0, 1]), 'In-hospital_death is not 0 or 1'),
+                      (rid.duplicated(), 'a second row for the same RecordID')]:
+        if bad.any():
+            k = int(np.argmax(bad.to_numpy()))
+            raise ValueError(f"{where}: line {k + 2}: {what} ({','.join(map(str, o.iloc[k].tolist()))})")
+    return o.assign(RecordID=rid.astype(np.int64), **{'In-hospital_death': death.astype(np.int64)})
+
+def _read_p12_set(path  # a set-x.tar.gz holding <set>/<RecordID>.txt files and Outcomes-x.txt
+                 ) -> tuple:
+    "One P12 set, checked line by line: (long table with `rec` and `line`, outcomes of its records, {RecordID: file})."
+    bodies, ids, nlines, members, outcomes = [], [], [], {}, None
     with tarfile.open(path, 'r:gz') as tf:
         for mem in tf:
             if not mem.isfile() or not mem.name.endswith('.txt'): continue
             b = tf.extractfile(mem).read()
             if Path(mem.name).name.startswith('Outcomes'):
-                outcomes = pd.read_csv(io.BytesIO(b)); continue
-            head, body = b.split(b'\n', 1)
-            if head != b'Time,Parameter,Value': raise ValueError(f"{path}:{mem.name}: unexpected header {head[:40]!r}")
+                if outcomes is not None: raise ValueError(f"{path}: two outcome files, {outcomes[0]} and {mem.name}")
+                outcomes = mem.name, _p12_outcomes(path, mem.name, b); continue
+            if not Path(mem.name).stem.isdigit(): raise ValueError(f"{path}:{mem.name}: the file name is not a RecordID")
+            head, _, body = b.partition(b'\n')
+            if head != b'Time,Parameter,Value':
+                raise ValueError(f"{path}:{mem.name}: line 1: header {head[:40]!r}, expected b'Time,Parameter,Value'")
             if body and not body.endswith(b'\n'): body += b'\n'
-            bodies.append(body); ids.append(int(Path(mem.name).stem)); nlines.append(body.count(b'\n'))
+            if body and (err := _p12_bad_line(path, mem.name, body)): raise err
+            rec = int(Path(mem.name).stem)
+            bodies.append(body); ids.append(rec); nlines.append(body.count(b'\n')); members[rec] = mem.name
     if outcomes is None: raise ValueError(f"{path}: no Outcomes-*.txt inside")
+    out_name, out = outcomes
+    missing = sorted(set(ids) - set(out.RecordID.tolist()))
+    if missing:
+        raise ValueError(f"{path}:{members[missing[0]]}: record {missing[0]} has no row in {out_name}"
+                         + (f" (nor do {len(missing) - 1} other records)" if len(missing) > 1 else ''))
     # 'HH:MM,param,value' -> 'HH,MM,param,value' so that the C parser reads the time as two integers
     df = pd.read_csv(io.BytesIO(b''.join(bodies).replace(b':', b',')), header=None, names=['hh', 'mm', 'param', 'value'],
                      dtype={'hh': np.int32, 'mm': np.int32, 'param': 'category', 'value': np.float64},
                      keep_default_na=False, na_values=[''])
-    df['rec'] = np.repeat(np.array(ids), nlines)
-    return df, outcomes
+    if len(df) != sum(nlines): raise ValueError(f"{path}: parsed {len(df)} lines, expected {sum(nlines)}")
+    nlines = np.array(nlines)
+    df['rec'] = np.repeat(np.array(ids, dtype=np.int64), nlines)
+    df['line'] = (np.arange(len(df)) - np.repeat(np.cumsum(nlines) - nlines, nlines) + 2).astype(np.int32)
+    return df, out[out.RecordID.isin(members)], members
 
+# %% ../nbs/09_clinical.ipynb #04ea38ce
 def _build_p12(root):
-    parts = [_read_p12_set(clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False)) for s in 'abc']
+    paths = [clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False) for s in 'abc']
+    parts = [_read_p12_set(p) for p in paths]
+    where = {}  # RecordID -> 'archive:file', for errors
+    for p, (_, _, members) in zip(paths, parts):
+        for r, m in members.items():
+            if r in where: raise ValueError(f"{p}:{m}: record {r} is also in {where[r]}")
+            where[r] = f'{p}:{m}'
     df = pd.concat([p[0] for p in parts], ignore_index=True)
     out = pd.concat([p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True).set_index('RecordID')
     # descriptors: one line each at 00:00, in any order among the 00:00 measurements; the descriptor
@@ -405,13 +462,24 @@ def _build_p12(root):
     w0 = (df.param == 'Weight') & at0
     is_desc = df.param.isin(_P12_DESCRIPTORS[:5]) | (w0 & (w0.groupby(df.rec).cumsum() == 1))
     first = df[is_desc]
-    counts = first.groupby(['rec', 'param']).size()
-    if not at0[is_desc].all() or (counts != 1).any() or len(counts) != 6 * df.rec.nunique():
-        raise ValueError("P12: expected each of the six descriptors exactly once at 00:00 in every record")
+    if not at0[is_desc].all():
+        r = first[~at0[is_desc]].iloc[0]
+        raise ValueError(f"{where[r.rec]}: line {r.line}: the descriptor {r.param} at {r.hh:02d}:{r.mm:02d}; descriptors belong at 00:00")
+    counts = pd.crosstab(first.rec, first.param.astype(str)).reindex(index=sorted(where), columns=_P12_DESCRIPTORS, fill_value=0)
+    if (counts.to_numpy() != 1).any():
+        k, j = np.argwhere(counts.to_numpy() != 1)[0]; n = int(counts.iat[k, j])
+        raise ValueError(f"{where[counts.index[k]]}: {n or 'no'} {_P12_DESCRIPTORS[j]} line{'' if n == 1 else 's'} at 00:00; "
+                         f"every record has each of {', '.join(_P12_DESCRIPTORS)} exactly once there")
+    icu = first[first.param == 'ICUType']
+    if not icu.value.isin([1, 2, 3, 4]).all():
+        r = icu[~icu.value.isin([1, 2, 3, 4])].iloc[0]
+        raise ValueError(f"{where[r.rec]}: line {r.line}: ICUType {r.value:g}, expected 1, 2, 3 or 4")
     desc = first.pivot(index='rec', columns='param', values='value')
     series = df[~is_desc]
     n_empty = int(series.param.isna().sum())
-    series = series[series.param.isin(P12_FEATURES)]
+    known = series.param.isin(P12_FEATURES)
+    n_unknown = int((series.param.notna() & ~known).sum())
+    series = series[known]
     n_negative = int((series.value < 0).sum())  # -1 and the like: no P12 variable can be negative
     series = series[series.value >= 0]
     series = series.assign(t=series.hh + series.mm / 60., feat=pd.Categorical(series.param.astype(str), P12_FEATURES).codes)
@@ -441,11 +509,13 @@ def _build_p12(root):
     dropped = sorted(set(desc.index) - set(recs))
     allrec = dict(n=len(desc), deaths=int(out['In-hospital_death'].sum()),
                   icu_type=desc.ICUType.astype(int).value_counts().sort_index().to_dict())
-    info = dict(dropped_no_series=[int(r) for r in dropped], empty_param_lines=n_empty, negative_values=n_negative,
+    info = dict(dropped=dict(no_series=len(dropped), empty_param_lines=n_empty, negative_values=n_negative, unknown_param_lines=n_unknown),
+                dropped_no_series=[int(r) for r in dropped], empty_param_lines=n_empty, negative_values=n_negative,
                 all_records={k: (v if not isinstance(v, dict) else {str(a): int(b) for a, b in v.items()}) for k, v in allrec.items()},
                 deaths_by_icu_type={str(k): int(v) for k, v in out['In-hospital_death'].groupby(desc.ICUType.reindex(out.index).astype(int)).sum().items()})
     return obs, t, y, meta.icu_type.to_numpy() - 1, meta, info
 
+# %% ../nbs/09_clinical.ipynb #47034542
 def load_p12(root=None  # data root; default data_dir()
             ) -> ClinicalData:
     "P12 (sets a, b, c): first 48 h at native timestamps, 37 series, in-hospital death, domain = ICU type."
@@ -511,7 +581,10 @@ def _build_p19(root, W):
                                    'first_iculos': arr[start[keep], 39]}))
     obs = {c: np.concatenate([o[c] for o in obs_parts]) for c in obs_parts[0]}
     t = np.concatenate(ts).astype(np.float32)
-    return obs, t, np.concatenate(ys), np.concatenate(ds), pd.concat(metas, ignore_index=True), dict(sets=stats, window_hours=W)
+    dropped = dict(not_longer_than_window=sum(s['patients'] - s['longer_than_window'] for s in stats.values()),
+                   septic_in_window=sum(s['septic_in_window'] for s in stats.values()))
+    return (obs, t, np.concatenate(ys), np.concatenate(ds), pd.concat(metas, ignore_index=True),
+            dict(sets=stats, window_hours=W, dropped=dropped))
 
 def load_p19(window_hours: int = 48,  # input window: the first `window_hours` hourly rows
              root=None  # data root; default data_dir()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #af008bbc
 from __future__ import annotations
-import hashlib, json, os, random, tempfile
+import contextlib, hashlib, json, os, random, tempfile, warnings
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -13,7 +13,8 @@ import torch
 
 # %% auto #0
 __all__ = ['ISMTS', 'seed_everything', 'get_device', 'repo_root', 'data_dir', 'cache_dir', 'sha256_file', 'sha256_bytes',
-           'atomic_write', 'atomic_write_json', 'config_id', 'derive_seed']
+           'atomic_write', 'atomic_write_json', 'content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path',
+           'write_cache', 'read_cache', 'cached_arrays', 'config_id', 'derive_seed']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -111,13 +112,23 @@ def sha256_bytes(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
 
 # %% ../nbs/00_core.ipynb #a84dcffe
+def _umask() -> int:
+    "The process umask."
+    try:  # os.umask can only read the mask by setting it, which races with other threads creating files
+        for line in Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('Umask:'): return int(line.split()[1], 8)
+    except OSError: pass
+    old = os.umask(0o022); os.umask(old)
+    return old
+
 def atomic_write(path, write_fn, suffix: str = '') -> Path:
-    "Call `write_fn(tmp_path)` then rename the file into `path`; nothing is left on failure."
+    "Call `write_fn(tmp_path)` then rename the file into `path` with open()'s mode; nothing is left on failure."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix='.' + path.name + '.', suffix=suffix or '.tmp')
     os.close(fd)
     try:
         write_fn(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp): os.remove(tmp)
@@ -136,6 +147,96 @@ def _json_default(o):
     if isinstance(o, (np.ndarray, torch.Tensor)): return o.tolist()
     if isinstance(o, Path): return str(o)
     raise TypeError(f"not JSON serializable: {type(o)}")
+
+# %% ../nbs/00_core.ipynb #ebe515fa
+def content_digest(arrays: dict  # name -> numpy array of numbers or strings (no Python objects)
+                  ) -> str:
+    "Hex sha256 over the names, dtypes, shapes and bytes of `arrays`; key order does not matter."
+    h = hashlib.sha256()
+    for k in sorted(arrays):
+        a = np.asarray(arrays[k])
+        if a.dtype.hasobject: raise TypeError(f"{k!r}: object arrays have no stable bytes; store numbers or strings")
+        h.update(json.dumps([k, a.dtype.str, list(a.shape)]).encode() + b'\0')
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+# %% ../nbs/00_core.ipynb #e78ef899
+class CacheError(ValueError):
+    "A cache file that cannot be read back, or whose content is not what was written."
+
+# %% ../nbs/00_core.ipynb #99daca1f
+_DIGEST_KEY = 'content_sha256'
+
+def save_npz(f,  # path or binary file
+             arrays: dict  # name -> array of numbers or strings
+            ) -> str:
+    "Write `arrays` to an uncompressed .npz with their `content_digest` inside; return the digest."
+    if _DIGEST_KEY in arrays: raise ValueError(f"{_DIGEST_KEY!r} is reserved for the digest")
+    digest = content_digest(arrays)
+    np.savez(f, **arrays, **{_DIGEST_KEY: np.array(digest)})
+    return digest
+
+def load_npz(f,  # path or binary file written by `save_npz`
+             expected: str | None = None  # digest the content must have, e.g. from a sidecar
+            ) -> dict:
+    "The arrays `save_npz` wrote, checked against the digest inside and `expected`; `CacheError` naming the file otherwise."
+    name = f if isinstance(f, (str, os.PathLike)) else getattr(f, 'name', 'in-memory file')  # a Path's .name drops the folder
+    try:
+        with contextlib.ExitStack() as stack:
+            # np.load leaves a file it opened itself open when the zip cannot be parsed
+            fh = stack.enter_context(open(f, 'rb')) if isinstance(f, (str, os.PathLike)) else f
+            with np.load(fh, allow_pickle=False) as z: arrays = {k: z[k] for k in z.files}
+    except Exception as e:  # truncated, not a zip, a member failing its CRC, an .npy, a pickle...
+        raise CacheError(f"{name}: cannot be read back ({type(e).__name__}: {e})") from None
+    inside = arrays.pop(_DIGEST_KEY, None)
+    if inside is None: raise CacheError(f"{name}: holds no content digest (not written by save_npz)")
+    got = content_digest(arrays)
+    if got != str(inside):
+        raise CacheError(f"{name}: content digest {got} differs from the one stored when it was written ({inside}): the file was altered")
+    if expected is not None and got != expected:
+        raise CacheError(f"{name}: content digest {got} differs from the expected {expected}: the file was replaced by another")
+    return arrays
+
+# %% ../nbs/00_core.ipynb #70a95f0d
+def digest_path(path  # a cache file
+               ) -> Path:
+    "The sidecar that records a cache file's content digest: `<name>.digest` beside it."
+    path = Path(path)
+    return path.with_name(path.name + '.digest')
+
+def write_cache(path,  # the .npz to write
+                arrays: dict  # name -> array of numbers or strings
+               ) -> str:
+    "Write `arrays` to `path` atomically, with their digest inside and in the sidecar; return the digest."
+    box = {}
+    def _npz(tmp):
+        with open(tmp, 'wb') as f: box['digest'] = save_npz(f, arrays)
+    atomic_write(path, _npz)
+    atomic_write(digest_path(path), lambda tmp: Path(tmp).write_text(box['digest'] + '\n'))
+    return box['digest']
+
+def read_cache(path  # a cache written by `write_cache`
+              ) -> dict:
+    "The arrays of a cache, checked against the digest inside and its sidecar; `CacheError` naming the file otherwise."
+    side = digest_path(path)
+    try: expected = side.read_text().strip()
+    except OSError: raise CacheError(f"{path}: its digest sidecar {side.name} is missing") from None
+    return load_npz(path, expected)
+
+# %% ../nbs/00_core.ipynb #8b453373
+def cached_arrays(path,  # the cache file
+                  build  # called with no argument when the cache is absent or damaged; returns the arrays
+                 ) -> dict:
+    "The arrays cached at `path`, checked; built and cached when absent, rebuilt with a warning naming the file when damaged."
+    path = Path(path)
+    if path.exists() or digest_path(path).exists():
+        try: return read_cache(path)
+        except CacheError as e:
+            warnings.warn(f"{e}; rebuilding it", stacklevel=2)
+            path.unlink(missing_ok=True); digest_path(path).unlink(missing_ok=True)  # a failing rebuild leaves nothing damaged
+    arrays = build()
+    write_cache(path, arrays)
+    return arrays
 
 # %% ../nbs/00_core.ipynb #92609dd5
 def config_id(cfg: dict,  # JSON-serializable configuration

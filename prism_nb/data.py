@@ -14,7 +14,8 @@ import torch
 from scipy import signal
 from tqdm import tqdm
 
-from .core import ISMTS, atomic_write, cache_dir, data_dir, derive_seed, sha256_bytes, sha256_file
+from .core import ISMTS, atomic_write, cache_dir, cached_arrays, content_digest, data_dir, derive_seed
+from .core import load_npz, save_npz, sha256_bytes, sha256_file
 
 # %% auto #0
 __all__ = ['HAR_CLASSES', 'HAR_TEST_SUBJECTS', 'HAR_FS', 'HAR_L', 'HAR_STEP', 'HAR_SIGNALS', 'CHANNEL_SETS', 'HAPT_URL',
@@ -354,17 +355,31 @@ class HARWindows:
         tab = pd.crosstab(pd.Series(self.subject, name='volunteer'), pd.Series(self.y, name='class'))
         return tab.reindex(columns=range(len(HAR_CLASSES)), fill_value=0).set_axis(HAR_CLASSES, axis=1)
 
-    def save(self, f):
-        "Write to an .npz file (path or open binary file), uncompressed so that loading is fast."
-        np.savez(f, x=self.x, y=self.y, subject=self.subject, experiment=self.experiment, start=self.start,
-                 source=np.array(self.source), fingerprint=np.array(self.fingerprint), meta=np.array(json.dumps(self.meta)))
+    def arrays(self) -> dict:
+        "The windows and their provenance as plain arrays (what `save` writes)."
+        return dict(x=self.x, y=self.y, subject=self.subject, experiment=self.experiment, start=self.start,
+                    source=np.array(self.source), fingerprint=np.array(self.fingerprint),
+                    meta=np.array(json.dumps(self.meta, sort_keys=True)))
 
     @classmethod
-    def load(cls, path) -> 'HARWindows':
-        "Read what `save` wrote."
-        with np.load(path) as z:
-            return cls(x=z['x'], y=z['y'], subject=z['subject'], source=str(z['source']), fingerprint=str(z['fingerprint']),
-                       experiment=z['experiment'], start=z['start'], meta=json.loads(str(z['meta'])))
+    def from_arrays(cls, z) -> 'HARWindows':
+        "Windows from what `arrays` returns (or an open .npz of it)."
+        return cls(x=z['x'], y=z['y'], subject=z['subject'], source=str(z['source']), fingerprint=str(z['fingerprint']),
+                   experiment=z['experiment'], start=z['start'], meta=json.loads(str(z['meta'])))
+
+    def digest(self) -> str:
+        "sha256 of the content (windows and provenance), the same in memory and on disk."
+        return content_digest(self.arrays())
+
+    def save(self, f) -> str:
+        "Write to an .npz (path or open binary file), uncompressed so that loading is fast, with the content digest inside; return it."
+        return save_npz(f, self.arrays())
+
+    @classmethod
+    def load(cls, f, digest: str | None = None  # the content digest the file must have; None checks only the one inside
+            ) -> 'HARWindows':
+        "Read what `save` wrote, checking its content digest; `CacheError` naming the file otherwise."
+        return cls.from_arrays(load_npz(f, digest))
 
 # %% ../nbs/01_data.ipynb #29446e93
 HAPT_RECIPE = 'medfilt3+butter3_20Hz;gravity=butter3_0.3Hz;L128/step64 in segments of activities 1..6'
@@ -511,7 +526,7 @@ def har_cache_path(source: str,  # 'hapt' or 'uci'
                    digest: str | None = None  # `_archive_digest(path)` when already known
                   ) -> Path:
     "Where the windows built from `path` are cached: keyed by source, archive checksum and recipe."
-    recipe = sha256_bytes(f"{HAPT_RECIPE if source == 'hapt' else 'as published'};cache format 1".encode())[:8]
+    recipe = sha256_bytes(f"{HAPT_RECIPE if source == 'hapt' else 'as published'};cache format 2".encode())[:8]
     digest = digest or _archive_digest(path)
     return cache_dir() / f"har_{source}_{digest[:16]}_{recipe}{'' if verify else '_unverified'}.npz"
 
@@ -533,16 +548,11 @@ def load_har(source: str = 'hapt',  # 'hapt' (rebuild from raw recordings) or 'u
         if not download: raise _missing(source, root)
         path = download_file(url or spec['url'], root / spec['download_to'], check=lambda tmp: _check_files(source, tmp, verify))
     digest = _archive_digest(path)
-    cached = har_cache_path(source, path, verify, digest)
-    if cached.exists():
-        try: return HARWindows.load(cached)
-        except Exception: cached.unlink(missing_ok=True)  # an unreadable cache is rebuilt
-    w = build_hapt_windows(path, verify) if source == 'hapt' else read_uci_har(path, verify)
-    w.meta.update(archive=path.name, archive_sha256=digest)
-    def _write(tmp):
-        with open(tmp, 'wb') as f: w.save(f)
-    atomic_write(cached, _write)
-    return w
+    def build():
+        w = build_hapt_windows(path, verify) if source == 'hapt' else read_uci_har(path, verify)
+        w.meta.update(archive=path.name, archive_sha256=digest)
+        return w.arrays()
+    return HARWindows.from_arrays(cached_arrays(har_cache_path(source, path, verify, digest), build))
 
 # %% ../nbs/01_data.ipynb #228cac29
 @dataclass

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_pam.ipynb #7f9ceef9
 from __future__ import annotations
-import numbers, os
+import io, numbers, os
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +15,9 @@ from .core import ISMTS, data_dir, sha256_bytes, sha256_file
 from .clinical import CLINICAL_ARCHIVES, ClinicalData, clinical_archive, observed_stats, standardize
 
 # %% auto #0
-__all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_LABELS_NPZ', 'PAM_FIGSHARE', 'read_pam_labels_and_splits',
-           'read_raindrop_pam', 'load_pam', 'write_raindrop_pam', 'make_pam_fixture', 'pam_split', 'fixed_sensor_set',
-           'sensors_out']
+__all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_LABELS_NPZ', 'PAM_FIGSHARE', 'RAINDROP_PAM_SHA256',
+           'read_pam_labels_and_splits', 'read_npy', 'read_raindrop_pam', 'load_pam', 'write_raindrop_pam',
+           'make_pam_fixture', 'pam_split', 'fixed_sensor_set', 'sensors_out']
 
 # %% ../nbs/10_pam.ipynb #eaee9e36
 PAM_N_CLASSES = 8  # activities kept by Raindrop (those with at least 500 windows)
@@ -39,6 +39,38 @@ def read_pam_labels_and_splits(root=None  # data root; default data_dir()
         splits = {k: tuple(z[f'split{k}_{p}'].astype(np.int64) for p in ('train', 'val', 'test')) for k in range(1, 6)}
     return y, splits
 
+# %% ../nbs/10_pam.ipynb #24bceb01
+RAINDROP_PAM_SHA256 = {  # mims-harvard/Raindrop 892eb57, PAMdata/splits/: pickled triples of index arrays
+    'PAM_split_1.npy': '024289c60c194e1ff1e7075a36f607d9d5e7474e152d2fa5038c950ec226778e',
+    'PAM_split_2.npy': 'b61e863de0f36ff9e85e1fd761a48bcbcb1b345739778e1c9f3ace84139dc01b',
+    'PAM_split_3.npy': '7f6ee159905e66865bcf370c89abea91351d27dd112012d3d819f6a06c8ca959',
+    'PAM_split_4.npy': 'b3e9b69dd7d65b0f4ec26846f79d9becdf9a83f99c4fb3f976be3fc2d96ff921',
+    'PAM_split_5.npy': '2e4d1c88df8619cccf1feaa2b3ab30a5e58f76254e8e1a854634a2a38eb8282f',
+}
+
+def read_npy(path,  # an .npy file
+             trusted_sha256: dict | None = None  # file name -> sha256 of files whose pickled objects may be loaded
+            ) -> np.ndarray:
+    "The array in `path`: plain arrays always; object arrays only from a file whose sha256 is trusted."
+    path = Path(path)
+    try: return np.load(path, allow_pickle=False)
+    except ValueError as e:
+        if 'allow_pickle' not in str(e): raise ValueError(f"{path}: not a readable .npy file ({e})") from None
+    data = path.read_bytes()
+    got, want = sha256_bytes(data), {**RAINDROP_PAM_SHA256, **(trusted_sha256 or {})}.get(path.name)
+    if want is None:
+        raise ValueError(
+            f"{path}: refused: it holds pickled Python objects (an object array), and unpickling a file nobody vouched for can "
+            f"run arbitrary code. Either convert it once, somewhere you trust it, to a plain numeric array (e.g. "
+            f"np.save(path, np.stack([p['arr'] if isinstance(p, dict) else p for p in np.load(path, allow_pickle=True)]).astype(np.float32)); "
+            f"for a split file np.savez('PAM_split_k.npz', train=..., val=..., test=...)), or pass the checksum it is "
+            f"published with as trusted_sha256={{{path.name!r}: '<sha256>'}} (this file's sha256 is {got}; compare it with the published one)")
+    if got != want:
+        raise ValueError(f"{path}: refused: its sha256 {got} does not match the trusted {want}, so its pickled objects are not loaded; "
+                         "the file is another version, truncated or altered (convert it to a plain array, or pass the checksum of "
+                         "a version you trust in trusted_sha256)")
+    return np.load(io.BytesIO(data), allow_pickle=True)
+
 # %% ../nbs/10_pam.ipynb #48f7a84a
 def _dense_windows(P: np.ndarray  # loaded PTdict_list.npy: float [N,T,F], or an object array of [T,F] arrays / dicts with 'arr'
                   ) -> np.ndarray:
@@ -57,12 +89,18 @@ def _find(folder: Path, name: str) -> Path:
         f"arr_outcomes.npy (from {PAM_FIGSHARE}) under {folder / 'processed_data'} (the data root is $PRISM_DATA, "
         f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset).")
 
-def _split_columns(folder: Path, n: int, npz_splits: dict | None) -> dict:
+def _read_split(f: Path, trusted_sha256: dict | None) -> tuple:
+    "(train, val, test) indices from a plain `.npz` split or Raindrop's pickled `.npy` triple (trusted checksum needed)."
+    if f.suffix == '.npz':
+        with np.load(f, allow_pickle=False) as z: return tuple(z[p].astype(np.int64) for p in ('train', 'val', 'test'))
+    return tuple(np.asarray(a, np.int64) for a in read_npy(f, trusted_sha256))
+
+def _split_columns(folder: Path, n: int, npz_splits: dict | None, trusted_sha256: dict | None = None) -> dict:
     "Per split k, the part ('train'/'val'/'test') of every window, from split files or the npz."
-    files = sorted((folder / 'splits').glob('PAM_split_*.npy'))
+    files = sorted((folder / 'splits').glob('PAM_split_*.np[yz]'))
     if files:
-        splits = {int(f.stem.rsplit('_', 1)[1]): tuple(np.asarray(a, np.int64) for a in np.load(f, allow_pickle=True))
-                  for f in files}
+        splits = {int(f.stem.rsplit('_', 1)[1]): _read_split(f, trusted_sha256) for f in files}
+        if len(splits) != len(files): raise ValueError(f"{folder / 'splits'}: a split given twice, as .npy and .npz: {[f.name for f in files]}")
     elif npz_splits is not None and n == 5333: splits = npz_splits
     else: return {}
     cols = {}
@@ -80,14 +118,15 @@ def _split_columns(folder: Path, n: int, npz_splits: dict | None) -> dict:
 def read_raindrop_pam(folder,  # Raindrop's PAMdata folder (processed_data/, splits/) or a folder with the two .npy files
                       observed: str = 'nonzero',  # native mask: 'nonzero' (value != 0) or 'positive' (Raindrop's value > 0)
                       hz: float = PAM_HZ,  # sampling rate: step k is at time k / hz seconds
-                      labels_root=None  # data root holding the checked labels/splits npz; None: data_dir() if it has it
+                      labels_root=None,  # data root holding the checked labels/splits npz; None: data_dir() if it has it
+                      trusted_sha256: dict | None = None  # file name -> sha256 of files whose pickled objects may be loaded
                      ) -> ClinicalData:
     "PAM windows in Raindrop's format as a `ClinicalData`: native mask, times in seconds, domain 0, splits in `meta`."
     if observed not in ('nonzero', 'positive'): raise ValueError(f"observed must be 'nonzero' or 'positive', got {observed!r}")
     folder = Path(folder)
     sig_path, out_path = _find(folder, 'PTdict_list.npy'), _find(folder, 'arr_outcomes.npy')
-    P = _dense_windows(np.load(sig_path, allow_pickle=True))
-    out = np.asarray(np.load(out_path, allow_pickle=True), dtype=np.float64)
+    P = _dense_windows(read_npy(sig_path, trusted_sha256))
+    out = np.asarray(read_npy(out_path, trusted_sha256), dtype=np.float64)
     y = out.reshape(len(out), -1)[:, -1]
     N, T, F = P.shape
     if len(y) != N: raise ValueError(f"{out_path.name} has {len(y)} labels for {N} windows in {sig_path.name}")
@@ -99,23 +138,26 @@ def read_raindrop_pam(folder,  # Raindrop's PAMdata folder (processed_data/, spl
     if npz_y is not None and N == len(npz_y) and not np.array_equal(y, npz_y):
         raise ValueError(f"{out_path} disagrees with Raindrop's labels in {npz} on {int((y != npz_y).sum())} windows: "
                          "another version or another sample order")
+    n_nan = int(np.isnan(P).sum())
     P = np.nan_to_num(P, nan=0.)  # a NaN cell is as unobserved as a 0 cell
     m = (P != 0) if observed == 'nonzero' else (P > 0)
     v = torch.from_numpy(P * m); m = torch.from_numpy(m.astype(np.float32))
     t = (torch.arange(T, dtype=torch.float32) / hz).expand(N, T).contiguous()
     x = ISMTS(v, m, t, torch.from_numpy(y), torch.zeros(N, dtype=torch.long))
-    meta = pd.DataFrame(dict(index=np.arange(N), **_split_columns(folder, N, npz_splits)))
+    meta = pd.DataFrame(dict(index=np.arange(N), **_split_columns(folder, N, npz_splits, trusted_sha256)))
     fp = sha256_bytes((sha256_file(sig_path) + sha256_file(out_path) + observed + str(hz)).encode())[:16]
     info = dict(windows=N, steps=T, sensors=F, class_counts=np.bincount(y).tolist(),
-                observed_fraction=float(m.mean()), labels_checked_against_npz=npz_y is not None and N == len(npz_y))
+                observed_fraction=float(m.mean()), labels_checked_against_npz=npz_y is not None and N == len(npz_y),
+                dropped=dict(nan_cells=n_nan))
     return ClinicalData(x, ['all'], [f'sensor_{i}' for i in range(F)], f'raindrop-pam({observed}, {hz:g} Hz)', fp, meta, info)
 
 def load_pam(root=None,  # data root; default data_dir(); the files go under <root>/pam/
-             observed: str = 'nonzero'  # native mask rule, see `read_raindrop_pam`
+             observed: str = 'nonzero',  # native mask rule, see `read_raindrop_pam`
+             trusted_sha256: dict | None = None  # see `read_raindrop_pam`
             ) -> ClinicalData:
     "Raindrop's PAM from `<data root>/pam/` (processed_data/PTdict_list.npy, arr_outcomes.npy; splits/ or the npz)."
     root = Path(root) if root is not None else data_dir()
-    return read_raindrop_pam(root / 'pam', observed, labels_root=root)
+    return read_raindrop_pam(root / 'pam', observed, labels_root=root, trusted_sha256=trusted_sha256)
 
 # %% ../nbs/10_pam.ipynb #b3d25375
 def write_raindrop_pam(folder,  # target folder; processed_data/ and splits/ are created in it
@@ -123,15 +165,13 @@ def write_raindrop_pam(folder,  # target folder; processed_data/ and splits/ are
                        labels: np.ndarray,  # [N] class per window
                        splits: dict  # {k: (idx_train, idx_val, idx_test)}
                       ) -> Path:
-    "Write PAM windows, labels and splits in Raindrop's PAMdata layout and dtypes; return the folder."
+    "Write PAM windows and labels in Raindrop's PAMdata layout and dtypes, splits as plain .npz; return the folder."
     folder = Path(folder)
     (folder / 'processed_data').mkdir(parents=True, exist_ok=True); (folder / 'splits').mkdir(exist_ok=True)
     np.save(folder / 'processed_data' / 'PTdict_list.npy', np.asarray(signals, np.float64))
     np.save(folder / 'processed_data' / 'arr_outcomes.npy', np.asarray(labels, np.float64).reshape(-1, 1))
     for k, parts in splits.items():
-        triple = np.empty(3, dtype=object)  # ragged (train, val, test) as Raindrop pickled it
-        for i, idx in enumerate(parts): triple[i] = np.asarray(idx, np.int64)
-        np.save(folder / 'splits' / f'PAM_split_{k}.npy', triple, allow_pickle=True)
+        np.savez(folder / 'splits' / f'PAM_split_{k}.npz', **{p: np.asarray(idx, np.int64) for p, idx in zip(('train', 'val', 'test'), parts)})
     return folder
 
 def make_pam_fixture(folder,  # target folder
