@@ -183,7 +183,7 @@ def dataset_statistics(seed: int = 0, channels='acc_gyro') -> pd.DataFrame:
     from prism_nb.data import load_har, har_splits
     return har_splits(load_har(), channels=channels, seed=seed).stats().to_frame()
 
-# %% ../nbs/11_report.ipynb
+# %% ../nbs/11_report.ipynb #9c5e9499
 def augmentation_settings() -> pd.DataFrame:
     "PRISM's pretraining and downstream (r_t, r_f) and K per task, from its defaults and `task_hparams`."
     from prism_nb.experiment import TASKS
@@ -194,7 +194,7 @@ def augmentation_settings() -> pd.DataFrame:
         rows[t.display] = {'Pretrain (r_t, r_f)': f"({hp['pre_r_t']:g}, {hp['pre_r_f']:g})", 'Downstream (r_t, r_f)': f"({hp['r_t']:g}, {hp['r_f']:g})", 'K': hp['K']}
     return pd.DataFrame(rows).T.rename_axis('Dataset')
 
-# %% ../nbs/11_report.ipynb
+# %% ../nbs/11_report.ipynb #d02a24a9
 COVERAGE = [  # (label, files, status, reason)
     ('fig:concept', '', 'not reproducible here', 'a concept diagram, drawn by hand: there is nothing to compute'),
     ('fig:harc_sample_masks', 'figures/harc_sample_masks.png', 'reproduced', ''),
@@ -232,7 +232,7 @@ def paper_labels(tex=None) -> list:
     text = Path(tex or paper_dir() / 'paper.tex').read_text()
     return sorted(set(re.findall(r'\\label\{((?:fig|tab):[^}]+)\}', text)))
 
-# %% ../nbs/11_report.ipynb
+# %% ../nbs/11_report.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
     "The paper artefacts a record feeds."
     c = r['config']
