@@ -1,17 +1,34 @@
-"""Render README.md from nbs/index.ipynb: markdown cells as they are, visible code cells as python blocks.
+"""Render README.md from nbs/index.ipynb: markdown cells as they are, visible code cells as python blocks, and
+the Markdown outputs of `#| echo: false` cells (numbers computed from the records) in their place.
 (nbdev_readme needs Quarto, which is not installable from the package registries here.)"""
 import json, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-nb = json.loads((root / 'nbs' / 'index.ipynb').read_text())
-parts = []
-for c in nb['cells']:
-    src = ''.join(c['source']).strip()
-    if not src: continue
-    if c['cell_type'] == 'markdown': parts.append(src)
-    elif c['cell_type'] == 'code' and not src.startswith(('#| hide', '#|hide')):
-        parts.append('```python\n' + src + '\n```')
-text = '<!-- generated from nbs/index.ipynb by tests/render_readme.py: edit the notebook, not this file -->\n\n' + '\n\n'.join(parts) + '\n'
-(root / 'README.md').write_text(text)
-if '-v' in sys.argv: print(text)
+
+def echo_false_outputs(cell) -> str:
+    "The Markdown (or plain text) a hidden-source cell displayed."
+    parts = []
+    for o in cell.get('outputs', []):
+        data = o.get('data', {})
+        if 'text/markdown' in data: parts.append(''.join(data['text/markdown']).strip())
+        elif o.get('output_type') == 'stream': parts.append(''.join(o['text']).strip())
+    return '\n\n'.join(p for p in parts if p)
+
+def render(nb) -> str:
+    parts = []
+    for c in nb['cells']:
+        src = ''.join(c['source']).strip()
+        if not src: continue
+        if c['cell_type'] == 'markdown': parts.append(src)
+        elif c['cell_type'] == 'code' and src.startswith(('#| echo: false', '#|echo: false')):
+            out = echo_false_outputs(c)
+            if out: parts.append(out)
+        elif c['cell_type'] == 'code' and not src.startswith(('#| hide', '#|hide')):
+            parts.append('```python\n' + src + '\n```')
+    return '<!-- generated from nbs/index.ipynb by tests/render_readme.py: edit the notebook, not this file -->\n\n' + '\n\n'.join(parts) + '\n'
+
+if __name__ == '__main__':
+    text = render(json.loads((root / 'nbs' / 'index.ipynb').read_text()))
+    (root / 'README.md').write_text(text)
+    if '-v' in sys.argv: print(text)
