@@ -10,6 +10,7 @@ licenses = {'apache2': ('Apache Software License 2.0', 'OSI Approved :: Apache S
 lic = licenses[cfg['license']]
 requirements = cfg.get('requirements', '').split()
 dev_requirements = cfg.get('dev_requirements', '').split()
+cluster_requirements = cfg.get('cluster_requirements', '').split()
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -33,7 +34,7 @@ setuptools.setup(
     include_package_data=True,
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
-    extras_require={'dev': dev_requirements},
+    extras_require={'dev': dev_requirements, 'cluster': cluster_requirements},
     entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
     zip_safe=False,
 )

@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_sweep.ipynb #12b32fa4
 from __future__ import annotations
-import json, math, os, shlex, subprocess, sys
+import ctypes, json, math, os, re, shlex, signal, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,18 +53,35 @@ def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | N
     return cmds
 
 # %% ../nbs/08_sweep.ipynb #5e3b13c9
-def run_command(cmd: str, cwd: str, path_dirs: str = '') -> tuple:
-    "Run one shell command (a papermill run) in `cwd`; (exit code, last 3000 characters of its error output)."
-    env = {**os.environ, 'PATH': f"{path_dirs}{os.pathsep}{os.environ.get('PATH', '')}" if path_dirs else os.environ.get('PATH', '')}
-    res = subprocess.run(cmd, shell=True, cwd=cwd, capture_output=True, text=True, env=env)
+_ASSIGNMENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*=')
+
+def _die_with_parent():
+    "A `preexec_fn` that has Linux kill the child when the thread that started it ends; None on other systems."
+    if not sys.platform.startswith('linux'): return None
+    # resolved before the fork: between fork and exec the child should only make the call
+    prctl = ctypes.CDLL(None).prctl
+    return lambda: prctl(ctypes.c_int(1), ctypes.c_ulong(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
+
+def run_command(cmd: str,  # `NAME=value ... program args`, quoted as for a POSIX shell (what `sweep_commands` writes)
+                cwd: str,  # folder to run it in (the repository root)
+                path_dirs: str = ''  # folders put first on PATH, where the program is looked up
+               ) -> tuple:
+    "Run one command as this process's child, killed if this process dies; (exit code, last 3000 characters of its error output)."
+    words = shlex.split(cmd)
+    n = next((i for i, w in enumerate(words) if not _ASSIGNMENT.match(w)), len(words))
+    path = os.environ.get('PATH', '')
+    env = {**os.environ, 'PATH': f'{path_dirs}{os.pathsep}{path}' if path_dirs else path, **dict(w.split('=', 1) for w in words[:n])}
+    # no shell: the program itself must be the child, as the death signal is not passed on to grandchildren
+    res = subprocess.run(words[n:], cwd=cwd, capture_output=True, text=True, env=env, preexec_fn=_die_with_parent())
     return res.returncode, (res.stderr or '')[-3000:]
 
+# %% ../nbs/08_sweep.ipynb #38ad8332
 def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (ignored with `executor`)
-              threads: int | None = None,  # torch threads per run (default: cores / workers)
+              threads: int | None = None,  # torch threads per run (default: cores / workers; give it with `executor`)
               results_dir='results', out_dir=None,  # records; executed notebooks (default runs/)
-              executor=None,  # any object with `submit(fn, *args)` returning futures (Dask, submitit); default local threads
+              executor=None,  # anything whose `submit(fn, *args)` returns a future with `result()`: a Dask client or its executor, submitit; default local threads
               progress: bool = True) -> dict:
-    "Run the configs without a record; a summary dict: done, skipped and failed (config name, error) lists."
+    "Run the configs without a record; a summary dict of lists: done, skipped, in_progress (trained by another sweep), failed (config name, error)."
     root = repo_root(); results_dir = Path(results_dir if Path(results_dir).is_absolute() else root / results_dir)
     names = {config_id(c): record_path(c, results_dir).stem for c in cfgs}
     skipped = [names[config_id(c)] for c in cfgs if record_path(c, results_dir).exists()]
@@ -76,21 +93,25 @@ def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (igno
     bin_dir = str(Path(sys.executable).parent)
     own = executor is None
     ex = executor or ThreadPoolExecutor(workers)
-    done, failed = [], []
+    done, in_progress, failed = [], [], []
     try:
         futures = [(cfg, ex.submit(run_command, cmd, str(root), bin_dir)) for cfg, cmd in zip(todo, cmds)]
         bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
         for cfg, fut in futures:
             name = names[config_id(cfg)]
             try: code, err = fut.result()
+            # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no record, so the next sweep reruns it
             except Exception as e: code, err = -1, f'{type(e).__name__}: {e}'
             if code == 0: done.append(name)
+            elif 'RunInProgress' in err:  # another sweep's run holds the lock of this record: it will write the record
+                in_progress.append(name); print(f'skipped {name}: being trained by another worker', file=sys.stderr)
             else:
                 failed.append((name, err)); print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
             bar.update(1); bar.set_postfix(failed=len(failed))
         bar.close()
     finally:
         if own: ex.shutdown()
-    summary = dict(done=done, skipped=skipped, failed=failed)
-    if progress: print(f'sweep: {len(done)} done, {len(skipped)} skipped (record exists), {len(failed)} failed', file=sys.stderr)
+    summary = dict(done=done, skipped=skipped, in_progress=in_progress, failed=failed)
+    if progress: print(f'sweep: {len(done)} done, {len(skipped)} skipped (record exists), '
+                       f'{len(in_progress)} skipped (being trained by another worker), {len(failed)} failed', file=sys.stderr)
     return summary
