@@ -172,7 +172,10 @@ def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=No
     x = splits.test[window:window + 1]
     masks = {c: condition_masks(c, 1, x.shape[1], x.shape[2], 0.2, derive_seed(seed, 'figure', c))[0] for c in HARC_CONDITIONS}
     names = [n.replace('total_acc_', 'acc ').replace('body_gyro_', 'gyro ').replace('body_acc_', 'bacc ') for n in splits.channels]
-    figs = {'harc_sample_masks': plot_condition_masks(x.v[0], masks, channel_names=names),
+    from prism_nb.data import HAR_CLASSES
+    activity = HAR_CLASSES[int(x.y[0])].replace('_', ' ').lower()
+    figs = {'harc_sample_masks': plot_condition_masks(x.v[0], masks, channel_names=names,
+                                                      title=f'One test window (activity: {activity}) under the eight HAR-C conditions'),
             'harc_construction': plot_harc_construction(masks, channel_names=names)}
     if out_dir is not None:
         for name, fig in figs.items(): save_figure(fig, Path(out_dir) / name)

@@ -254,7 +254,8 @@ def plot_condition_masks(v,  # values of one window [L,D]
                          ncols: int = 4,  # panels per row
                          cmap: str = 'RdBu_r',  # diverging colour map for the (standardized) values
                          vlim: float | None = None,  # colour range +-vlim; default: the largest |value|
-                         panel_size: tuple = (3.2, 1.5)  # inches per panel
+                         panel_size: tuple = (3.2, 1.5),  # inches per panel
+                         title: str | None = None  # e.g. the window's activity
                         ):
     "Heat maps of one window observed under each condition; returns the matplotlib figure."
     v = torch.as_tensor(v, dtype=torch.float32)
@@ -265,12 +266,13 @@ def plot_condition_masks(v,  # values of one window [L,D]
         m = torch.as_tensor(m)
         shown = torch.where(m > 0, v, torch.tensor(float('nan'))).T.numpy()
         im = ax.imshow(shown, aspect='auto', interpolation='nearest', cmap=cmap, vmin=-vlim, vmax=vlim)
-        ax.set_facecolor('white')
+        ax.set_facecolor('0.82')  # unobserved cells grey, so an observed value near 0 (white) is not mistaken for them
         ax.set_title(f"{name} ({int(m.sum())} obs.)", fontsize=9)
-        ax.set_yticks(range(D), channel_names if channel_names is not None else [f'ch{d}' for d in range(D)], fontsize=7)
-        ax.tick_params(axis='x', labelsize=7)
-    fig.supxlabel('time step', fontsize=9)
-    fig.colorbar(im, ax=list(axes), shrink=.8, label='value')
+        ax.set_yticks(range(D), channel_names if channel_names is not None else [f'ch{d}' for d in range(D)], fontsize=9)
+        ax.tick_params(axis='x', labelsize=9)
+    fig.supxlabel('time step (grey: unobserved)', fontsize=10)
+    if title: fig.suptitle(title, fontsize=11)
+    fig.colorbar(im, ax=list(axes), shrink=.8, label='standardized value')
     return fig
 
 # %% ../nbs/02_sampling.ipynb #b4f2af94
@@ -302,10 +304,10 @@ def plot_harc_construction(masks: dict | None = None,  # condition name -> mask 
             ax.axvspan(a - .5, b - .5, color='0.88', zorder=0)
         for d in range(1, D): ax.axhline(d - .5, color='0.8', lw=.5, zorder=2)
         ax.set_title(f"{name} (source)" if name == source else name, fontsize=9, fontweight='bold' if name == source else None)
-        ax.set_yticks(range(D), channel_names if channel_names is not None else [f'ch{d}' for d in range(D)], fontsize=7)
-        ax.tick_params(axis='x', labelsize=7)
+        ax.set_yticks(range(D), channel_names if channel_names is not None else [f'ch{d}' for d in range(D)], fontsize=9)
+        ax.tick_params(axis='x', labelsize=9)
     steps = int(torch.as_tensor(next(iter(masks.values()))).sum()) // D
-    fig.supxlabel('time step', fontsize=9)
+    fig.supxlabel('time step', fontsize=10)
     fig.suptitle(f"{steps} of {L} steps x {D} channels = {steps * D} observed cells in every condition", fontsize=10)
     return fig
 
