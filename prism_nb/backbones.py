@@ -10,12 +10,13 @@ from functools import partial
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.autograd.function import once_differentiable
 from torch.utils.flop_counter import FlopCounterMode
 
 # %% auto #0
 __all__ = ['CNN_SIZES', 'BACKBONES', 'BACKBONE_DISPLAY', 'check_input', 'masked_softmax', 'masked_mean', 'relative_time', 'CNN',
-           'observed_set', 'sinusoidal_time', 'SeFT', 'LearnedTimeEmbedding', 'mTAND', 'time_since_observed', 'GRUD',
-           'Decoder', 'make_backbone', 'n_params', 'count_flops']
+           'observed_set', 'sinusoidal_time', 'SeFT', 'LearnedTimeEmbedding', 'mTAND', 'time_since_observed',
+           'gru_recurrence', 'GRUD', 'Decoder', 'make_backbone', 'n_params', 'count_flops']
 
 # %% ../nbs/03_backbones.ipynb #1d60adcf
 def check_input(v: torch.Tensor,  # values [B,L,D]
@@ -182,18 +183,27 @@ class mTAND(nn.Module):
         "Per head, reference time and feature: interpolated values and observation density, each [B,heads,R,D]."
         B, L, D = v.shape
         ref = torch.linspace(0, 1, self.n_ref, device=v.device, dtype=v.dtype)
-        q = self.query(self.time_embedding(ref)).view(self.n_ref, self.heads, self.key_dim)
-        k = self.key(self.time_embedding(relative_time(t))).view(B, L, self.heads, self.key_dim)
-        scores = torch.einsum('rhk,blhk->bhrl', q, k) / math.sqrt(self.key_dim)  # [B,H,R,L]
-        # per-feature softmax over that feature's observed steps, [B,H,R,D,L] with steps last (contiguous).
-        # A huge negative logit on unobserved steps makes their weight exactly 0 beside any observed step;
-        # a feature never observed gets uniform weights over values that are all 0, hence exactly 0.
-        # (Cheaper than `masked_softmax` on this, the model's largest tensor.)
-        m_steps_last = m.transpose(1, 2)  # [B,D,L]
-        penalty = (1 - m_steps_last[:, None, None]) * (torch.finfo(scores.dtype).min / 2)
-        w = torch.softmax(scores[:, :, :, None, :] + penalty, -1)
-        values = (w * (v * m).transpose(1, 2)[:, None, None]).sum(-1)  # [B,H,R,D]
-        density = torch.einsum('bhrl,bld->bhrd', torch.softmax(scores, -1), m)
+        q = self.query(self.time_embedding(ref)).view(self.n_ref, self.heads, self.key_dim).transpose(0, 1)  # [H,R,K]
+        k = self.key(self.time_embedding(relative_time(t))).view(B, L, self.heads, self.key_dim).permute(0, 2, 3, 1)  # [B,H,K,L]
+        scores = (q / math.sqrt(self.key_dim)) @ k  # [B,H,R,L]; scaling the R queries costs less than the B*R*L scores
+        # Every feature's softmax can share exp(scores - row max): one product with [v*m ; m ; 1] then gives each
+        # feature's weighted sum over its observed steps, their total weight, and the total over all steps.
+        # The shift cancels in every ratio, hence no gradient through it.
+        e = (scores - scores.amax(-1, keepdim=True).detach()).exp_()
+        sums = e.flatten(1, 2) @ torch.cat([v * m, m, torch.ones_like(m[..., :1])], -1)  # [B,H*R,2D+1]
+        num, den, total = sums.view(B, self.heads, self.n_ref, -1).split([D, D, 1], -1)
+        density = den / total
+        observed = m.amax(1).bool()[:, None, None]  # [B,1,1,D]
+        values = torch.where(observed, num / torch.where(observed, den, 1), 0)  # never observed: 0, not 0/0
+        # below this, exponentials flushed to 0 could weigh more than rounding does
+        floor = torch.finfo(e.dtype).tiny / torch.finfo(e.dtype).eps
+        if (observed & (den < floor)).any():
+            # all of a feature's observed steps score ~87 below the row's best step (very sharp attention), so
+            # their shared exponentials underflowed: softmax each feature on its own, [B,H,R,D,L]. The huge
+            # negative logit on unobserved steps makes their weight exactly 0 beside any observed step.
+            penalty = (1 - m.transpose(1, 2)[:, None, None]) * (torch.finfo(scores.dtype).min / 2)
+            w = torch.softmax(scores[:, :, :, None, :] + penalty, -1)
+            values = (w * (v * m).transpose(1, 2)[:, None, None]).sum(-1)
         return values, density
 
     def forward(self, v, m, t):
@@ -216,6 +226,55 @@ def time_since_observed(m: torch.Tensor,  # observation mask [B,L,D]
     times = t[..., None].expand(B, L, D)
     return times - times.gather(1, previous), previous, seen
 
+# %% ../nbs/03_backbones.ipynb #a61b63db
+class _GRURecurrence(torch.autograd.Function):
+    "Hidden side of a GRU over all steps from h=0, with backpropagation through time written out."
+    @staticmethod
+    def forward(ctx, gi, decay, w_hh, b_hh):
+        L, B, H = gi.shape[0], gi.shape[1], w_hh.shape[1]
+        hs = gi.new_zeros(L + 1, B, H)  # h_0 = 0, then the state after each step
+        hd = hs[:-1] if decay is None else torch.empty_like(hs[:-1])  # the state each step reads
+        gh, rz, n = gi.new_empty(L, B, 3 * H), gi.new_empty(L, B, 2 * H), gi.new_empty(L, B, H)
+        for l in range(L):
+            if decay is not None: torch.mul(hs[l], decay[l], out=hd[l])
+            torch.addmm(b_hh, hd[l], w_hh.t(), out=gh[l])
+            torch.sigmoid(gi[l, :, :2 * H] + gh[l, :, :2 * H], out=rz[l])
+            torch.tanh(gi[l, :, 2 * H:] + gh[l, :, 2 * H:] * rz[l, :, :H], out=n[l])
+            torch.add((hd[l] - n[l]) * rz[l, :, H:], n[l], out=hs[l + 1])
+        ctx.save_for_backward(decay, w_hh, hs, hd, gh, rz, n)
+        return hs[L].clone()
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dh):
+        decay, w_hh, hs, hd, gh, rz, n = ctx.saved_tensors
+        L, B, H = n.shape
+        dgh = dh.new_empty(L, B, 3 * H)  # gradients of the hidden-side pre-activations, (r, z, n)
+        dgi_n = dh.new_empty(L, B, H)  # n's input side differs from its hidden side: r does not scale it
+        dhd = dh.new_empty(L, B, H)
+        for l in range(L - 1, -1, -1):
+            r, z, nl = rz[l, :, :H], rz[l, :, H:], n[l]
+            torch.mul(dh * (1 - z), 1 - nl * nl, out=dgi_n[l])
+            torch.mul(dgi_n[l] * gh[l, :, 2 * H:], r * (1 - r), out=dgh[l, :, :H])
+            torch.mul(dh * (hd[l] - nl), z * (1 - z), out=dgh[l, :, H:2 * H])
+            torch.mul(dgi_n[l], r, out=dgh[l, :, 2 * H:])
+            torch.addmm(dh * z, dgh[l], w_hh, out=dhd[l])
+            dh = dhd[l] if decay is None else dhd[l] * decay[l]
+        flat = dgh.view(L * B, 3 * H)
+        dw = flat.t() @ hd.reshape(L * B, H) if ctx.needs_input_grad[2] else None
+        db = flat.sum(0)
+        dgh[..., 2 * H:] = dgi_n  # now the input side's gradient
+        ddecay = dhd * hs[:-1] if ctx.needs_input_grad[1] else None
+        return dgh, ddecay, dw, db
+
+def gru_recurrence(gi: torch.Tensor,  # input-side gate pre-activations `x W_ih^T + b_ih` of every step, [L,B,3H], gates (r, z, n)
+                   w_hh: torch.Tensor,  # hidden-side weights [3H,H], as `nn.GRUCell.weight_hh`
+                   b_hh: torch.Tensor,  # hidden-side biases [3H], as `nn.GRUCell.bias_hh`
+                   decay: torch.Tensor | None = None  # factor [L,B,H] on the state before each step (GRU-D's gamma_h)
+                  ) -> torch.Tensor:
+    "Last state [B,H] of a GRU cell stepped over `L` steps from h=0, given its input side for all steps."
+    return _GRURecurrence.apply(gi.contiguous(), None if decay is None else decay.contiguous(), w_hh, b_hh)
+
 # %% ../nbs/03_backbones.ipynb #a57a087a
 class GRUD(nn.Module):
     "GRU-D: a GRU with input decay toward the mean and hidden-state decay by time since observation (Che et al., 2018)."
@@ -229,23 +288,21 @@ class GRUD(nn.Module):
         self.input_decay_bias = nn.Parameter(torch.zeros(n_features))
         self.hidden_decay = nn.Linear(n_features, hidden)
         self.mean = nn.Parameter(torch.zeros(n_features))
-        self.cell = nn.GRUCell(2 * n_features, hidden)
+        self.cell = nn.GRUCell(2 * n_features, hidden)  # its weights; `gru_recurrence` steps it
 
     def forward(self, v, m, t):
         check_input(v, m, t, self.n_features)
-        B, L, D = v.shape
         m = m.to(v.dtype)
         x = v * m
         delta, previous, seen = time_since_observed(m, t)
         x_last = torch.where(seen > 0, x.gather(1, previous), self.mean)
         gamma_x = torch.exp(-F.relu(delta * self.input_decay_weight + self.input_decay_bias))
         x_hat = m * x + (1 - m) * (gamma_x * x_last + (1 - gamma_x) * self.mean)
-        gamma_h = torch.exp(-F.relu(self.hidden_decay(delta)))  # [B,L,hidden]
-        inputs = torch.cat([x_hat, m], -1)
-        h = torch.zeros(B, self.out_dim, device=v.device, dtype=v.dtype)
-        for l in range(L):  # the recurrence is sequential; everything else above is vectorized
-            h = self.cell(inputs[:, l], gamma_h[:, l] * h)
-        return h
+        # time-major from here, as the recurrence reads one step at a time: transposing the [B,L,D]
+        # inputs costs less than transposing the [B,L,hidden] results
+        gamma_h = torch.exp(-F.relu(self.hidden_decay(delta.transpose(0, 1))))  # [L,B,hidden]
+        gi = F.linear(torch.cat([x_hat, m], -1).transpose(0, 1), self.cell.weight_ih, self.cell.bias_ih)  # [L,B,3*hidden]
+        return gru_recurrence(gi, self.cell.weight_hh, self.cell.bias_hh, gamma_h)
 
 # %% ../nbs/03_backbones.ipynb #85cedb4a
 class Decoder(nn.Module):
