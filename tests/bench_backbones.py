@@ -17,7 +17,7 @@ import torch
 from prism_nb.algorithms import make_algorithm
 from prism_nb.backbones import BACKBONE_DISPLAY, count_flops, make_backbone
 from prism_nb.core import ISMTS
-from prism_nb.train import peak_gflops
+from prism_nb.bench import peak_gflops
 from reference_backbones import GRUDReference, mTANDReference
 
 REFERENCES = {'mtand': mTANDReference, 'grud': GRUDReference}
