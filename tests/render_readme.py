@@ -12,7 +12,7 @@ def echo_false_outputs(cell) -> str:
     for o in cell.get('outputs', []):
         data = o.get('data', {})
         if 'text/markdown' in data: parts.append(''.join(data['text/markdown']).strip())
-        elif o.get('output_type') == 'stream': parts.append(''.join(o['text']).strip())
+        elif o.get('output_type') == 'stream' and o.get('name') == 'stdout': parts.append(''.join(o['text']).strip())
     return '\n\n'.join(p for p in parts if p)
 
 def render(nb) -> str:
