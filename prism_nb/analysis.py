@@ -15,9 +15,9 @@ from .data import HAR_CLASSES
 from .sampling import (HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment, empirical_rho,
                                mask_following_rate, group_accuracies, worst_group_accuracy, concentrated_steps,
                                concentration_region, budget_steps)
-from .engine import predict
-from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAULTS, check_harc, harc_splits, check_real,
-                                 task_of, load_model, read_record, versions)
+from .engine import predict, accuracy, percent_correct, class_accuracies
+from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe, check_real,
+                                 task_of, load_model, read_record, versions, results_dir_of)
 
 # %% auto #0
 __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',
@@ -46,30 +46,25 @@ def _with_patterns(x: ISMTS, cfg: dict, mode: str, part: str) -> tuple:
 
 def load_shortcut(cfg: dict) -> TaskData:
     "Source splits with class-linked patterns at strength rho; aligned / neutral / conflicting test sets, and Random."
-    from prism_nb.sampling import condition_masks
     train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])
     (tr, p_tr), (va, _) = _with_patterns(train, cfg, 'train', 'train'), _with_patterns(val, cfg, 'train', 'val')
     tests, patterns = {}, {}
     for mode in SHORTCUT_TESTS: tests[mode], patterns[mode] = _with_patterns(test, cfg, mode, 'test-' + mode)
-    tests['Random'] = test.with_mask(condition_masks('Random', len(test), test.shape[1], test.shape[2], cfg['rate'],
-                                                     seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random')))
-    info = dict(source=splits.source, fingerprint=splits.fingerprint, channels=list(splits.channels), n_train=len(tr), n_val=len(va),
-                n_test=len(test), val_subjects=[int(s) for s in splits.val_subjects], n_classes=len(HAR_CLASSES),
-                n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1, n_features=tr.shape[2],
-                seq_len=tr.shape[1], rate=cfg['rate'], rho_train=empirical_rho(train.y, p_tr), dropped={})
+    tests['Random'] = observe(test, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random'))
+    info = dict(harc_info(splits, tr, va, test, cfg['rate']), rho_train=empirical_rho(train.y, p_tr))
     return TaskData(train=tr, val=va, tests=tests, info=info, extra=dict(patterns=patterns))
 
 def evaluate_shortcut(algo, data: TaskData, cfg: dict) -> dict:
     "Accuracy per test set, mask-following rate (conflicting), average and worst (class, pattern)-group accuracy (neutral), in %."
     preds = {k: predict(algo, x).cpu() for k, x in data.tests.items()}
-    metrics = {k: (preds[k] == x.y).float().mean().item() * 100 for k, x in data.tests.items()}
+    metrics = {k: percent_correct(preds[k], x.y) for k, x in data.tests.items()}
     pat = data.extra['patterns']
     groups = group_accuracies(preds['neutral'], data.tests['neutral'].y, pat['neutral'])
     return dict(metrics=metrics,
                 mask_following=mask_following_rate(preds['conflicting'], data.tests['conflicting'].y, pat['conflicting']) * 100,
                 group_avg=float(np.mean(list(groups.values()))) * 100,
                 group_worst=worst_group_accuracy(preds['neutral'], data.tests['neutral'].y, pat['neutral']) * 100,
-                per_class={k: [(preds[k][x.y == c] == c).float().mean().item() * 100 for c in range(len(HAR_CLASSES))] for k, x in data.tests.items()})
+                per_class={k: class_accuracies(preds[k], x.y, len(HAR_CLASSES)) for k, x in data.tests.items()})
 
 def shortcut_record_stem(cfg: dict) -> tuple:
     "results/harc_shortcut/<method>[-variant]_<backbone>_rho<rho>_s<seed>_<id>.json."
@@ -81,12 +76,12 @@ HARC_SHORTCUT = register_task(Task(
     load=load_shortcut, evaluate=evaluate_shortcut, record_stem=shortcut_record_stem, notebook='nbs/run_harc.ipynb'))
 
 # %% ../nbs/14_analysis.ipynb #8b07992a
-def evaluation_path(source, kind: str, design: dict) -> Path:
+def evaluation_path(source, kind: str, design: dict,
+                    cfg: dict | None = None  # the run's config, when already read
+                   ) -> Path:
     "Where the evaluation `kind` with `design` of the run recorded at `source` is kept: beside the run's experiment folder."
     source = Path(source)
-    parts, _ = task_of(read_record(source)['config']).record_stem(read_record(source)['config'])
-    results_dir = source.parents[len(parts) + 1]
-    return results_dir / kind / f'{source.stem}_{config_id(design)}.json'
+    return results_dir_of(source, cfg or read_record(source)['config']) / kind / f'{source.stem}_{config_id(design)}.json'
 
 def evaluation_record(source,  # the run's record (.json path)
                       kind: str,  # e.g. 'harc_severity'
@@ -94,9 +89,9 @@ def evaluation_record(source,  # the run's record (.json path)
                       evaluate_fn,  # `evaluate_fn(algo, cfg, design) -> dict` of results
                       checkpoints_dir=None, force: bool = False) -> dict:
     "Evaluate the saved model of `source` with `design` once, keep the result as a record, and return it."
-    path = evaluation_path(source, kind, design)
-    if path.exists() and not force: return read_record(path)
     rec = read_record(source)
+    path = evaluation_path(source, kind, design, rec['config'])
+    if path.exists() and not force: return read_record(path)
     algo, cfg = load_model(source, checkpoints_dir)
     t0 = time.perf_counter()
     out = dict(kind=kind, design=design, config=cfg, source=dict(path=Path(source).name, id=rec['id'], run_uid=rec.get('run_uid')),
@@ -125,8 +120,7 @@ def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
         for f in design['fractions']:
             m, _ = severity_masks(cond, n, f, L, D, cfg['rate'], seed=derive_seed(cfg['seed'], 'masks', 'test', cond),
                                   source_seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random'))
-            xs = x.with_mask(m)
-            out[cond][f'{f:g}'] = (predict(algo, xs).cpu() == xs.y).float().mean().item() * 100
+            out[cond][f'{f:g}'] = accuracy(algo, x.with_mask(m))
     return out
 
 # %% ../nbs/14_analysis.ipynb #8db7c995
@@ -151,8 +145,7 @@ def concentration_grid(algo, cfg: dict, design: dict = CONCENTRATION_DESIGN) -> 
             for share in design['shares']:
                 m = concentration_masks(where, n, L, D, cfg['rate'], width, share, derive_seed(cfg['seed'], 'masks', 'test', where))
                 if m is None: continue
-                xs = x.with_mask(m)
-                rows.append(dict(region=where, width=width, share=share, accuracy=(predict(algo, xs).cpu() == xs.y).float().mean().item() * 100))
+                rows.append(dict(region=where, width=width, share=share, accuracy=accuracy(algo, x.with_mask(m))))
     return rows
 
 # %% ../nbs/14_analysis.ipynb #418efe85

@@ -13,7 +13,8 @@ import torch.nn as nn
 from .core import ISMTS, derive_seed
 
 # %% auto #0
-__all__ = ['model_device', 'predict_logits', 'predict', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
+__all__ = ['model_device', 'predict_logits', 'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches',
+           'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
@@ -36,9 +37,22 @@ def predict(model: nn.Module, x: ISMTS, batch_size: int = 1024) -> torch.Tensor:
     "Predicted classes [N] of `x`, on the model's device."
     return predict_logits(model, x, batch_size).argmax(1)
 
+def percent_correct(pred: torch.Tensor,  # predicted classes [N]
+                    y: torch.Tensor  # labels [N]
+                   ) -> float:
+    "Share of predictions equal to the labels, in percent."
+    return (pred.cpu() == y.cpu()).float().mean().item() * 100
+
+def class_accuracies(pred: torch.Tensor,  # predicted classes [N]
+                     y: torch.Tensor,  # labels [N]
+                     n_classes: int) -> list:
+    "Accuracy (%) within each class 0..n_classes-1 (nan for a class with no windows)."
+    pred, y = pred.cpu(), y.cpu()
+    return [percent_correct(pred[y == c], y[y == c]) for c in range(n_classes)]
+
 def accuracy(model: nn.Module, x: ISMTS, batch_size: int = 1024) -> float:
     "Accuracy of `model` on `x`, in percent."
-    return (predict(model, x, batch_size).cpu() == x.y.cpu()).float().mean().item() * 100
+    return percent_correct(predict(model, x, batch_size), x.y)
 
 # %% ../nbs/06_engine.ipynb #bda8ab98
 def shuffled_batches(n: int,  # windows in the epoch

@@ -18,7 +18,7 @@ from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, 
 from .sampling import HARC_CONDITIONS, CONDITIONS, condition_masks, budget_steps
 from .algorithms import algorithm_class, check_hparams
 from .backbones import BACKBONES
-from .engine import fit, predict, accuracy, model_device
+from .engine import fit, predict, accuracy, percent_correct, class_accuracies, model_device
 
 # %% auto #0
 __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'HARC_DEFAULTS', 'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task',
@@ -26,8 +26,8 @@ __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'HARC_DEFAULTS', 'HARC', 'Co
            'record_path', 'default_checkpoints_dir', 'checkpoint_path', 'check_device', 'check_writable',
            'DamagedRecordError', 'read_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm',
            'data_keys', 'pretrain_checkpoint_path', 'train_algorithm', 'versions', 'run_fields', 'save_checkpoint',
-           'run', 'load_model', 'condition_test_set', 'evaluate', 'harc_splits', 'load_harc_data', 'evaluate_harc',
-           'check_harc', 'harc_record_stem']
+           'run', 'results_dir_of', 'load_model', 'condition_test_set', 'evaluate', 'observe', 'harc_splits',
+           'harc_info', 'load_harc_data', 'evaluate_harc', 'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #855587d2
 class ConfigError(ValueError):
@@ -329,11 +329,10 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
         torch.set_num_threads(old_threads); lock.release()
 
 # %% ../nbs/07_experiment.ipynb #05d1ae70
-def _checkpoint_root_of(record_file: Path, cfg: dict) -> Path:
-    "The default checkpoints folder of a record file: `checkpoints/` beside the results folder holding it."
+def results_dir_of(record_file, cfg: dict) -> Path:
+    "The results folder holding the record file of `cfg` (its task says how many folders deep records lie)."
     parts, _ = task_of(cfg).record_stem(cfg)
-    results_dir = record_file.absolute().parents[len(parts) + 1]
-    return default_checkpoints_dir(results_dir)
+    return Path(record_file).absolute().parents[len(parts) + 1]
 
 def load_model(source,  # a record dict, a record's .json path, or a checkpoint's .pt path
                checkpoints_dir=None,  # where the record's checkpoint lives; default: beside its results folder
@@ -347,7 +346,8 @@ def load_model(source,  # a record dict, a record's .json path, or a checkpoint'
     elif Path(source).suffix == '.json': rec_file = Path(source); rec = read_record(rec_file)
     if rec is not None:
         cfg = rec['config']
-        root = Path(checkpoints_dir) if checkpoints_dir else (_checkpoint_root_of(rec_file, cfg) if rec_file else default_checkpoints_dir())
+        results_dir = results_dir_of(rec_file, cfg) if rec_file else 'results'
+        root = Path(checkpoints_dir) if checkpoints_dir else default_checkpoints_dir(results_dir)
         ck = rec.get('checkpoint')
         path = root / ck['path'] if ck else None
         if path is None or not path.exists():
@@ -355,7 +355,6 @@ def load_model(source,  # a record dict, a record's .json path, or a checkpoint'
                 raise FileNotFoundError(f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} (id {rec.get('id')})"
                                         + (f": {path} is missing" if path else ": the record predates saved models")
                                         + "; pass retrain=True to rerun the config and save one")
-            results_dir = rec_file.absolute().parents[len(task_of(cfg).record_stem(cfg)[0]) + 1] if rec_file else 'results'
             rec = run(cfg, results_dir=results_dir, checkpoints_dir=root, force=True, progress=False)
             path = root / rec['checkpoint']['path']
         if sha256_file(path) != rec['checkpoint']['sha256']:
@@ -399,8 +398,8 @@ def evaluate(source,  # a record dict, a record .json path or a checkpoint .pt p
     out = dict(metrics={}, per_class={}, **({'predictions': {}} if predictions else {}))
     for name, x in sets.items():
         pred = predict(algo, x).cpu()
-        out['metrics'][name] = (pred == x.y).float().mean().item() * 100
-        out['per_class'][name] = [(pred[x.y == c] == c).float().mean().item() * 100 for c in range(int(x.y.max()) + 1)]
+        out['metrics'][name] = percent_correct(pred, x.y)
+        out['per_class'][name] = class_accuracies(pred, x.y, int(x.y.max()) + 1)
         if predictions: out['predictions'][name] = pred
     return out
 
@@ -418,7 +417,8 @@ def _subset(x: ISMTS, n: int | None, seed: int) -> ISMTS:
     idx = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:n].sort().values
     return x[idx]
 
-def _observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
+def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
+    "Windows `x` observed under `condition` at budget `rate`, the masks drawn from `seed`."
     return x.with_mask(condition_masks(condition, len(x), L=x.shape[1], D=x.shape[2], rate=rate, seed=seed))
 
 def harc_splits(seed: int = 0, source: str = 'hapt', channels='acc_gyro', max_windows: int | None = None) -> tuple:
@@ -427,25 +427,29 @@ def harc_splits(seed: int = 0, source: str = 'hapt', channels='acc_gyro', max_wi
     parts = [_subset(getattr(splits, s), max_windows, derive_seed(seed, 'subset', s)) for s in ('train', 'val', 'test')]
     return (*parts, splits)
 
+def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dict:
+    "The `data` facts of a record of a run on HAR-C windows: provenance, sizes, classes and domains."
+    return dict(source=splits.source, fingerprint=splits.fingerprint, channels=list(splits.channels),
+                n_train=len(train), n_val=len(val), n_test=len(test), val_subjects=[int(s) for s in splits.val_subjects],
+                n_classes=len(HAR_CLASSES), n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1,
+                n_features=train.shape[2], seq_len=train.shape[1], rate=rate, dropped={})
+
 def load_harc_data(cfg: dict) -> TaskData:
     "HAR-C for one config: Random-masked source splits and a masked test set per condition."
     seed, rate = cfg['seed'], cfg['rate']
     train, val, test, splits = harc_splits(seed, cfg['source'], cfg['channels'], cfg['max_windows'])
-    info = dict(source=splits.source, fingerprint=splits.fingerprint, channels=list(splits.channels),
-                n_train=len(train), n_val=len(val), n_test=len(test), val_subjects=[int(s) for s in splits.val_subjects],
-                n_classes=len(HAR_CLASSES), n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1,
-                n_features=train.shape[2], seq_len=train.shape[1], rate=rate, dropped={})
-    return TaskData(train=_observe(train, 'Random', rate, derive_seed(seed, 'masks', 'train')),
-                    val=_observe(val, 'Random', rate, derive_seed(seed, 'masks', 'val')),
-                    tests={c: _observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in HARC_CONDITIONS}, info=info)
+    return TaskData(train=observe(train, 'Random', rate, derive_seed(seed, 'masks', 'train')),
+                    val=observe(val, 'Random', rate, derive_seed(seed, 'masks', 'val')),
+                    tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in HARC_CONDITIONS},
+                    info=harc_info(splits, train, val, test, rate))
 
 def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
     "Accuracy (%) per condition, per class, the average over conditions and over the shifted ones."
     metrics, per_class = {}, {}
     for cond, x in data.tests.items():
         pred = predict(algo, x).cpu()
-        metrics[cond] = (pred == x.y).float().mean().item() * 100
-        per_class[cond] = [(pred[x.y == c] == c).float().mean().item() * 100 for c in range(data.info['n_classes'])]
+        metrics[cond] = percent_correct(pred, x.y)
+        per_class[cond] = class_accuracies(pred, x.y, data.info['n_classes'])
     shifted = [metrics[c] for c in metrics if c != 'Random']
     return dict(metrics=metrics, per_class=per_class, avg=float(np.mean(list(metrics.values()))),
                 shifted_avg=float(np.mean(shifted)) if shifted else None)

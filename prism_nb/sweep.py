@@ -83,22 +83,21 @@ def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (igno
               progress: bool = True) -> dict:
     "Run the configs without a record; a summary dict of lists: done, skipped, in_progress (trained by another sweep), failed (config name, error)."
     root = repo_root(); results_dir = Path(results_dir if Path(results_dir).is_absolute() else root / results_dir)
-    names = {config_id(c): record_path(c, results_dir).stem for c in cfgs}
-    skipped = [names[config_id(c)] for c in cfgs if record_path(c, results_dir).exists()]
-    todo = [c for c in cfgs if not record_path(c, results_dir).exists()]
+    paths = [(c, record_path(c, results_dir)) for c in cfgs]  # looked at once: one snapshot of what exists
+    skipped = [p.stem for _, p in paths if p.exists()]
+    todo = [(c, p.stem) for c, p in paths if not p.exists()]
     threads = threads or max(1, (os.cpu_count() or 1) // max(workers, 1))
     out_dir = Path(out_dir or root / 'runs'); out_dir.mkdir(parents=True, exist_ok=True)
-    cmds = sweep_commands(todo, results_dir=results_dir, out_dir=out_dir, threads=threads)
+    cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir, threads=threads)
     # the workers' papermill is the one installed beside this Python, whether or not its venv is activated
     bin_dir = str(Path(sys.executable).parent)
     own = executor is None
     ex = executor or ThreadPoolExecutor(workers)
     done, in_progress, failed = [], [], []
     try:
-        futures = [(cfg, ex.submit(run_command, cmd, str(root), bin_dir)) for cfg, cmd in zip(todo, cmds)]
+        futures = [(cfg, name, ex.submit(run_command, cmd, str(root), bin_dir)) for (cfg, name), cmd in zip(todo, cmds)]
         bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
-        for cfg, fut in futures:
-            name = names[config_id(cfg)]
+        for cfg, name, fut in futures:
             try: code, err = fut.result()
             # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no record, so the next sweep reruns it
             except Exception as e: code, err = -1, f'{type(e).__name__}: {e}'
