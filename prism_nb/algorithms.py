@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_algorithms.ipynb #c3ca5a26
 from __future__ import annotations
-import math
+import functools, math
 
 import numpy as np
 import torch
@@ -18,11 +18,11 @@ from .backbones import make_backbone
 # %% auto #0
 __all__ = ['ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class', 'method_names',
            'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'rank_in_group',
-           'domain_batches', 'DomainBatches', 'check_domains', 'coral_penalty', 'mmd_penalty', 'irm_scale_grad',
-           'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'CORAL', 'MMD',
-           'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM',
-           'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits', 'cluster_pseudo_domains',
-           'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
+           'domain_batches', 'DomainBatches', 'check_domains', 'full_precision', 'coral_penalty', 'mmd_penalty',
+           'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM',
+           'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN',
+           'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits',
+           'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
@@ -148,7 +148,7 @@ class ERM(Algorithm):
     def update(self, batch):
         loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t), batch.y)
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item()}
+        return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #adb8ed98
 def toy_problem(n: int = 96,  # windows
@@ -238,6 +238,16 @@ def check_domains(d: torch.Tensor,  # domain ids [B]
     if len(d) and (int(d.min()) < 0 or int(d.max()) >= n_domains):
         raise ValueError(f"domain ids must lie in [0, {n_domains}), got {int(d.min())}..{int(d.max())}")
 
+# %% ../nbs/04_algorithms.ipynb #a7a7c454
+def full_precision(fn):
+    "Decorate `fn` to run outside autocast with its floating-point tensor arguments in float32."
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        up = lambda a: a.float() if torch.is_tensor(a) and a.is_floating_point() else a
+        with torch.autocast('cpu', enabled=False), torch.autocast('cuda', enabled=False):
+            return fn(*map(up, args), **{k: up(v) for k, v in kwargs.items()})
+    return wrapper
+
 # %% ../nbs/04_algorithms.ipynb #ec8e495b
 def _pairwise_sq_sum(a: torch.Tensor  # [G, ...]
                     ) -> torch.Tensor:
@@ -245,6 +255,7 @@ def _pairwise_sq_sum(a: torch.Tensor  # [G, ...]
     flat = a.flatten(1)
     return len(a) * flat.pow(2).sum() - flat.sum(0).pow(2).sum()
 
+@full_precision
 def coral_penalty(z: torch.Tensor,  # features [B, F]
                   d: torch.Tensor  # domain ids [B]
                  ) -> torch.Tensor:
@@ -262,6 +273,7 @@ def coral_penalty(z: torch.Tensor,  # features [B, F]
 # %% ../nbs/04_algorithms.ipynb #f6a92cc7
 MMD_GAMMAS = (1e-3, 1e-2, 1e-1, 1., 10., 100., 1e3)
 
+@full_precision
 def mmd_penalty(z: torch.Tensor,  # features [B, F]
                 d: torch.Tensor,  # domain ids [B]
                 gammas=MMD_GAMMAS  # Gaussian kernel bandwidths (on squared distances)
@@ -345,7 +357,7 @@ class PenalizedRisk(DomainBatches, ERM):
             self.optimizer = self.make_optimizer()
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
         self.update_count += 1
-        return {'loss': loss.item(), 'nll': nll.item(), 'penalty': penalty.item()}
+        return {'loss': loss.detach(), 'nll': nll.detach(), 'penalty': penalty.detach()}
 
 @register_algorithm('IRM')
 class IRM(PenalizedRisk):
@@ -410,7 +422,7 @@ class GroupDRO(DomainBatches, ERM):
         weights = self.q[ids] / self.q[ids].sum()
         loss = (weights * risks).sum()
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item(), 'worst_risk': risks.max().item()}
+        return {'loss': loss.detach(), 'worst_risk': risks.max().detach()}
 
 # %% ../nbs/04_algorithms.ipynb #cd5784ec
 def partner_in_domain(inverse: torch.Tensor,  # [B] group index of each window
@@ -456,7 +468,7 @@ class Mixup(DomainBatches, ERM):
         logits = self.predict(v, m, t)
         loss = (lam * F.cross_entropy(logits, y_a, reduction='none') + (1 - lam) * F.cross_entropy(logits, y_b, reduction='none')).mean()
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item()}
+        return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #2b9c6285
 def adam_first_step(grad: torch.Tensor,  # a parameter's gradient
@@ -503,7 +515,7 @@ class MLDG(DomainBatches, ERM):
             g_j = torch.autograd.grad(loss_j, inner, allow_unused=True)
             for acc, a, b in zip(total, g_i, g_j):
                 acc += (a if b is None else a + hp['mldg_beta'] * b) / len(counts)
-            objective += loss_i.item() + hp['mldg_beta'] * loss_j.item()
+            objective += loss_i.detach().double() + hp['mldg_beta'] * loss_j.detach().double()
         self.optimizer.zero_grad(set_to_none=True)
         for p, g in zip(params, total): p.grad = g
         self.optimizer.step()
@@ -561,7 +573,7 @@ class DANN(ERM):
         else:
             self.disc_opt.zero_grad(set_to_none=True); self.optimizer.zero_grad(set_to_none=True)
             gen_loss.backward(); self.optimizer.step()
-        return {'loss': gen_loss.item(), 'nll': nll.item(), 'disc_loss': disc_loss.item()}
+        return {'loss': gen_loss.detach(), 'nll': nll.detach(), 'disc_loss': disc_loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #dca2b214
 class ContextNet(nn.Module):
@@ -615,7 +627,7 @@ class ARM(DomainBatches, ERM):
     def update(self, batch):
         loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t, groups=batch.d), batch.y)
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item()}
+        return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #b85d9a61
 class _ReverseGradient(torch.autograd.Function):
@@ -726,8 +738,8 @@ class Diversify(ERM):
         domain_adv = F.cross_entropy(self.discriminator(reverse_gradient(z, hp['alpha'])), s)
         loss = nll + domain_adv
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item(), 'nll': nll.item(), 'disc_loss': domain_adv.item(), 'fine_loss': fine.item(),
-                'latent_loss': latent.item(), 'n_latent_domains': float(len(s.unique()))}
+        return {'loss': loss.detach(), 'nll': nll.detach(), 'disc_loss': domain_adv.detach(), 'fine_loss': fine.detach(),
+                'latent_loss': latent.detach(), 'n_latent_domains': torch.zeros(hp['latent_domain_num'], device=s.device).index_fill_(0, s, 1).sum()}
 
 # %% ../nbs/04_algorithms.ipynb #107e2ba8
 def remove_component(v: torch.Tensor,  # [B, H] representations
@@ -787,4 +799,4 @@ class ManyDG(DomainBatches, ERM):
         space = (z_mean - v_mean).pow(2).sum() / v_mean.detach().pow(2).sum().clamp_min(1e-12)
         loss = cls + same + recon + space
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item(), 'nll': cls.item() / 2, 'same_domain': same.item(), 'recon': recon.item(), 'space': space.item()}
+        return {'loss': loss.detach(), 'nll': cls.detach() / 2, 'same_domain': same.detach(), 'recon': recon.detach(), 'space': space.detach()}

@@ -83,7 +83,10 @@ class CNN(nn.Module):
     def forward(self, v, m, t):
         check_input(v, m, t, self.n_features)
         x = torch.cat([v * m, m], -1).transpose(1, 2)  # [B, 2D, L]
-        return self.bottleneck(self.resize(self.blocks(x)))
+        h = self.blocks(x)
+        # at the length it was built for the pooling is an identity, and skipping it matters on a GPU:
+        # its backward has no deterministic CUDA kernel
+        return self.bottleneck(h if h.shape[-1] == self.resize.output_size else self.resize(h))
 
 # %% ../nbs/03_backbones.ipynb #0aa622cf
 def observed_set(v: torch.Tensor,  # values [B,L,D]

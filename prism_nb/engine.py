@@ -4,8 +4,8 @@
 
 # %% ../nbs/06_engine.ipynb #92dc17e8
 from __future__ import annotations
-import copy, sys, time
-from typing import Callable
+import contextlib, copy, os, sys, time
+from typing import Callable, Iterator
 
 import torch
 import torch.nn as nn
@@ -13,14 +13,48 @@ import torch.nn as nn
 from .core import ISMTS, derive_seed
 
 # %% auto #0
-__all__ = ['model_device', 'predict_logits', 'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches',
-           'train_epochs', 'fit']
+__all__ = ['model_device', 'default_device', 'deterministic_mode', 'device_facts', 'predict_logits', 'predict', 'percent_correct',
+           'class_accuracies', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
     "The device of `model`'s first parameter (the CPU for a model without parameters)."
     p = next(model.parameters(), None)
     return p.device if p is not None else torch.device('cpu')
+
+# %% ../nbs/06_engine.ipynb #9e08412e
+def default_device(model: nn.Module | None = None) -> torch.device:
+    "`$PRISM_DEVICE` when set, else the device of `model` (the CPU without one)."
+    env = os.environ.get('PRISM_DEVICE')
+    if env: return torch.device(env)
+    return model_device(model) if model is not None else torch.device('cpu')
+
+# %% ../nbs/06_engine.ipynb #004f6dd7
+os.environ.setdefault('CUBLAS_WORKSPACE_CONFIG', ':4096:8')  # cuBLAS reads it once, when CUDA starts
+
+@contextlib.contextmanager
+def deterministic_mode(on: bool = True  # False: leave torch's settings as they are
+                      ) -> Iterator[None]:
+    "Within the block, deterministic kernels only (raising where torch has none) and no cuDNN autotuning; restored after."
+    saved = (torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
+    if on:
+        torch.use_deterministic_algorithms(True)
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
+    try: yield
+    finally:
+        torch.use_deterministic_algorithms(saved[0])
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = saved[1], saved[2]
+
+# %% ../nbs/06_engine.ipynb #4dd9248a
+def device_facts(device) -> dict:
+    "Where a run happened: the device, and for a GPU its name, compute capability, memory and the CUDA/cuDNN versions."
+    device = torch.device(device)
+    facts = dict(device=str(device))
+    if device.type == 'cuda':
+        props = torch.cuda.get_device_properties(device.index if device.index is not None else torch.cuda.current_device())
+        facts.update(gpu=props.name, capability=f'{props.major}.{props.minor}', gpu_memory_gib=round(props.total_memory / 2**30, 1),
+                     cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version())
+    return facts
 
 # %% ../nbs/06_engine.ipynb #e786db08
 @torch.no_grad()
@@ -69,7 +103,7 @@ def shuffled_batches(n: int,  # windows in the epoch
 def _fmt(v): return f'{v:.4g}' if isinstance(v, float) else str(v)
 
 def train_epochs(model: nn.Module,  # its weights are selected and restored
-                 step: Callable,  # `step(idx) -> {loss name: float}`: one update on the windows `idx`
+                 step: Callable,  # `step(idx) -> {loss name: 0-d tensor or float}`: one update on the windows `idx`
                  n: int,  # windows per epoch
                  epochs: int,  # maximum epochs
                  batch_size: int,
@@ -81,6 +115,7 @@ def train_epochs(model: nn.Module,  # its weights are selected and restored
                  batches: Callable = shuffled_batches,  # `batches(n, batch_size, g, domains=...)`
                  domains=None,  # domain id per window [n], for per-domain samplers
                  sync: Callable | None = None,  # waits for the device to finish (GPU timings)
+                 device=None,  # where `step` wants its indices (moved there once per epoch); None: as drawn, on the CPU
                  progress: bool = True,  # print one line per epoch
                  desc: str = 'train') -> dict:
     "Run the epochs, select the best by `evaluate`, restore it; the log (history, selected epoch, best score, seconds per epoch)."
@@ -89,11 +124,15 @@ def train_epochs(model: nn.Module,  # its weights are selected and restored
     for epoch in range(epochs):
         model.train(); start = time.perf_counter(); sums = {}
         idxs = batches(n, batch_size, g, domains=domains)
+        if device is not None and len(idxs) and torch.device(device).type != 'cpu':
+            idxs = list(torch.cat(idxs).to(device).split([len(i) for i in idxs]))
         for idx in idxs:
-            for k, v in step(idx).items(): sums[k] = sums.get(k, 0.) + v
+            for k, v in step(idx).items():
+                v = v.detach().double() if torch.is_tensor(v) else v
+                sums[k] = sums[k] + v if k in sums else v
         if sync: sync()
         secs = time.perf_counter() - start; seconds += secs
-        entry = {'epoch': epoch, **{k: v / max(len(idxs), 1) for k, v in sums.items()}}
+        entry = {'epoch': epoch, **{k: float(v) / max(len(idxs), 1) for k, v in sums.items()}}
         if evaluate is not None:
             entry.update(evaluate())
             score = entry[score_key]
@@ -118,20 +157,23 @@ def fit(algo: nn.Module,  # an `Algorithm`: `update(batch) -> losses`, `predict(
         batch_size: int = 64,
         patience: int = 10,  # stop after this many epochs without a better validation score
         seed: int = 0,  # fixes the batch order
-        device=None,  # where to train (the model is moved there and stays); default: where the model is
+        device=None,  # where to train (the model is moved there and stays); default: `$PRISM_DEVICE`, else where the model is
         progress: bool = True,  # one line per epoch
-        score=None  # validation score to maximize, `score(algo, val) -> float`; default: accuracy in percent
+        score=None,  # validation score to maximize, `score(algo, val) -> float`; default: accuracy in percent
+        bf16: bool = False  # training steps under bfloat16 autocast (off by default; runs and records never use it)
        ) -> dict:
     "Train `algo` and restore its best epoch by source-validation score; returns the training log."
     key = 'val_acc' if score is None else 'val_score'
     score = score or accuracy
-    device = torch.device(device) if device is not None else model_device(algo)
+    device = torch.device(device) if device is not None else default_device(algo)
     algo.to(device); train, val = train.to(device), val.to(device)
     g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
     sync = torch.cuda.synchronize if device.type == 'cuda' else None
-    log = train_epochs(algo, lambda idx: algo.update(train[idx.to(device)]), len(train), epochs, batch_size, g,
+    def step(idx):
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16): return algo.update(train[idx])
+    log = train_epochs(algo, step, len(train), epochs, batch_size, g,
                        evaluate=lambda: {key: score(algo, val)}, score_key=key, patience=patience,
-                       batches=getattr(algo, 'batches', shuffled_batches), domains=train.d.cpu(), sync=sync,
+                       batches=getattr(algo, 'batches', shuffled_batches), domains=train.d.cpu(), sync=sync, device=device,
                        progress=progress, desc=f'{getattr(algo, "display", None) or type(algo).__name__} fit')
     return dict(selected_epoch=log['selected_epoch'], **{key: log['best_score']}, epochs_run=log['epochs_run'],
                 history=log['history'], seconds_per_epoch=log['seconds_per_epoch'])

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_experiment.ipynb #eeff2448
 from __future__ import annotations
-import copy, json, math, os, platform, re, tempfile, time, uuid
+import copy, json, math, os, platform, re, tempfile, time, uuid, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -18,7 +18,7 @@ from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, 
 from .sampling import HARC_CONDITIONS, CONDITIONS, condition_masks, budget_steps
 from .algorithms import algorithm_class, check_hparams
 from .backbones import BACKBONES
-from .engine import fit, predict, accuracy, percent_correct, class_accuracies, model_device
+from .engine import fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts
 
 # %% auto #0
 __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'HARC_DEFAULTS', 'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task',
@@ -171,7 +171,8 @@ def checkpoint_path(cfg: dict, results_dir='results', checkpoints_dir=None) -> P
 
 # %% ../nbs/07_experiment.ipynb #8f2e764d
 def check_device(device) -> torch.device:
-    "A usable torch device from None/'auto' (a GPU when present), 'cpu', 'cuda', 'cuda:N' or a torch.device."
+    "A usable torch device from 'cpu', 'cuda', 'cuda:N', a torch.device, or None/'auto' (`$PRISM_DEVICE`, else a GPU when present)."
+    if device is None and os.environ.get('PRISM_DEVICE'): device = os.environ['PRISM_DEVICE']
     if device is None or device == 'auto': return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
     try: dev = torch.device(device)
     except (RuntimeError, TypeError) as e: raise ConfigError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r} ({e})") from None
@@ -273,12 +274,14 @@ def versions() -> dict:
     return dict(prism_nb=__version__, torch=torch.__version__, numpy=np.__version__, scipy=scipy.__version__,
                 sklearn=sklearn.__version__, python=platform.python_version(), machine=platform.machine(), platform=platform.platform())
 
-def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float, device) -> dict:
-    "The record fields every run shares: model selection, histories, timing, device, threads and versions."
+def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float, device, deterministic: bool = True) -> dict:
+    "The record fields every run shares: model selection, histories, timing, device (and the GPU's facts), threads and versions."
+    facts = device_facts(device)
     return dict(selected_epoch=log['selected_epoch'], epochs_run=log['epochs_run'], history=log['history'], pretrain_history=pre_log,
                 timing=dict(seconds_per_epoch=log['seconds_per_epoch'], pretrain_seconds=pretrain_seconds,
                             total_seconds=time.perf_counter() - started),
-                device=str(device), torch_threads=torch.get_num_threads(), versions=versions())
+                device=facts.pop('device'), **({'gpu': facts} if facts else {}), deterministic=deterministic,
+                torch_threads=torch.get_num_threads(), versions=versions())
 
 def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str) -> str:
     "Save the trained weights with what rebuilding the model needs; returns the file's sha256."
@@ -293,15 +296,16 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
         results_dir='results',  # records go to results_dir/<experiment>/
         checkpoints_dir=None,  # trained models; default `checkpoints/` beside results_dir
         force: bool = False,  # rerun even when a record exists
-        device=None,  # 'cpu', 'cuda', 'cuda:N'; None: a GPU when present
+        device=None,  # 'cpu', 'cuda', 'cuda:N'; None: `$PRISM_DEVICE`, else a GPU when present
         threads: int = 1,  # torch CPU threads for this run (recorded)
         wait: bool = False,  # when another process is training the same config: wait for it instead of failing
-        progress: bool = True  # one line per epoch
+        progress: bool = True,  # one line per epoch
+        deterministic: bool = True  # deterministic kernels only (see `deterministic_mode`; recorded)
        ) -> dict:
     "Train and evaluate one config (or return its existing record); write and return the record."
     cfg = make_config(**(cfg or {})); task = task_of(cfg)
     device = check_device(device); threads = check_int('threads', threads, 1)
-    check_bool('force', force); check_bool('wait', wait)
+    check_bool('force', force); check_bool('wait', wait); check_bool('deterministic', deterministic)
     path = record_path(cfg, results_dir)
     ckpt = checkpoint_path(cfg, results_dir, checkpoints_dir)
     checkpoints_dir = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
@@ -309,6 +313,10 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
     if path.exists() and not force:
         rec = read_record(path)
         if progress: print(f"skipped: {path} exists (made on {rec.get('device')}, {rec.get('torch_threads')} thread(s)); force=True reruns it")
+        made_on = str(rec.get('device') or 'cpu').split(':')[0]
+        if made_on != device.type:  # the device is not part of the key: say so even when quiet
+            warnings.warn(f"{path.name}: returning the record made on {rec.get('device')}, not on {device}; "
+                          "force=True reruns it here (and replaces it)", stacklevel=2)
         return rec
     lock = acquire_run_lock(path, wait)
     old_threads = torch.get_num_threads()
@@ -317,11 +325,13 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
         torch.set_num_threads(threads)
         t0, run_uid = time.perf_counter(), uuid.uuid4().hex
         data = task.load(cfg)
-        algo, pre_log, log, pretrain_seconds, reused = train_algorithm(cfg, data, device, progress, checkpoints_dir)
+        with deterministic_mode(deterministic):
+            algo, pre_log, log, pretrain_seconds, reused = train_algorithm(cfg, data, device, progress, checkpoints_dir)
+            results = task.evaluate(algo, data, cfg)
         digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid)
         score_key = 'val_acc' if task.score is None else 'val_score'
-        record = dict(id=config_id(cfg), config=cfg, data=data.info, **task.evaluate(algo, data, cfg), **{score_key: log[score_key]},
-                      **run_fields(log, pre_log, pretrain_seconds, t0, device), run_uid=run_uid,
+        record = dict(id=config_id(cfg), config=cfg, data=data.info, **results, **{score_key: log[score_key]},
+                      **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic), run_uid=run_uid,
                       checkpoint=dict(path=ckpt.relative_to(checkpoints_dir).as_posix(), sha256=digest), pretrain_reused=reused)
         atomic_write_json(path, record)
         return record

@@ -12,7 +12,7 @@ from .core import ISMTS, derive_seed
 from .sampling import augment_mask
 from .backbones import make_backbone, Decoder
 from .algorithms import Algorithm, register_algorithm
-from .engine import train_epochs, shuffled_batches, model_device
+from .engine import train_epochs, shuffled_batches, model_device, default_device
 
 # %% auto #0
 __all__ = ['PRISM_VARIANTS', 'PRISM_VARIANT_NAMES', 'feature_loss', 'sampling_loss', 'view_losses', 'aggregate_views', 'PRISM']
@@ -137,7 +137,7 @@ class PRISM(Algorithm):
     def pretrain(self, train: ISMTS, val: ISMTS | None = None, epochs: int = 50, batch_size: int = 64, seed: int = 0,
                  device=None, progress: bool = True, keep_decoders: bool = False) -> list:
         "Minimize L_feat + L_samp without labels (the engine's epoch loop); keep the epoch with the lowest source-validation loss."
-        hp = self.hparams; device = torch.device(device) if device is not None else model_device(self); self.to(device)
+        hp = self.hparams; device = torch.device(device) if device is not None else default_device(self); self.to(device)
         parts = [p for p in (self.E_feat, self.D_feat) if p is not None and hp['pretrain_feat']] + \
                 [p for p in (self.E_samp, self.D_samp) if p is not None and hp['pretrain_samp']]
         history = []
@@ -145,16 +145,16 @@ class PRISM(Algorithm):
             opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
             train = train.to(device); val = val.to(device) if val is not None else None
             def step(idx):
-                losses = self.pretrain_losses(train[idx.to(device)])
+                losses = self.pretrain_losses(train[idx])
                 loss = sum(losses.values())
                 opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
-                return {k: v.item() for k, v in losses.items()}
+                return {k: v.detach() for k, v in losses.items()}
             def evaluate():
                 out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
                 return {**out, 'val_loss': sum(out.values())}
             log = train_epochs(self, step, len(train), epochs, batch_size, torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
                                evaluate=evaluate if val is not None else None, score_key='val_loss', maximize=False,
-                               patience=hp['pretrain_patience'], progress=progress, desc='PRISM pretrain')
+                               patience=hp['pretrain_patience'], progress=progress, desc='PRISM pretrain', device=device)
             history = log['history']
         if not keep_decoders: self.drop_decoders()
         return history
@@ -203,4 +203,4 @@ class PRISM(Algorithm):
             losses = view_losses(self.predict(vk, mk, batch.t.repeat(self.K, 1)), batch.y, self.K)
         loss = aggregate_views(losses, hp['aggregate'])
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.item(), 'mean_view_loss': losses.mean().item()}
+        return {'loss': loss.detach(), 'mean_view_loss': losses.mean().detach()}

@@ -15,7 +15,7 @@ from .algorithms import algorithm_class
 from .experiment import make_config, record_path, task_of
 
 # %% auto #0
-__all__ = ['sweep_configs', 'sweep_commands', 'run_command', 'run_sweep']
+__all__ = ['sweep_configs', 'sweep_devices', 'sweep_commands', 'run_command', 'run_sweep']
 
 # %% ../nbs/08_sweep.ipynb #a8fa8034
 def sweep_configs(methods=('erm',), seeds=range(3), variants=('full',), **common) -> list:
@@ -39,17 +39,29 @@ def _yaml_value(v) -> str:
         return mantissa + ('' if '.' in mantissa else '.0') + (e + exponent if e else '')
     return json.dumps(v)
 
-def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None) -> list:
+def sweep_devices(device, n: int) -> list:
+    "The device of each of `n` runs: 'cuda' (or None/'auto' on a GPU machine) spread round-robin over the visible GPUs; else `device`."
+    import torch
+    if device in (None, 'auto') and not torch.cuda.is_available(): return [None] * n  # each run decides (`$PRISM_DEVICE`, else the CPU)
+    if device in (None, 'auto', 'cuda') and torch.cuda.is_available():
+        return [f'cuda:{i % torch.cuda.device_count()}' for i in range(n)]
+    return [str(device)] * n
+
+def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None,
+                   device=None,  # 'cpu', 'cuda' (spread over the GPUs), 'cuda:N'; None: each run's default
+                   deterministic: bool | None = None  # None: the run notebooks' default (True)
+                  ) -> list:
     "One papermill command per config (its task's run notebook, run from the repository root), e.g. for an external scheduler."
     q = lambda x: shlex.quote(str(x))
     cmds = []
-    for cfg in cfgs:
+    for cfg, dev in zip(cfgs, sweep_devices(device, len(cfgs))):
         params = ' '.join(f'-y {q(f"{k}: {_yaml_value(v)}")}' if isinstance(v, (dict, list)) else f'-p {k} {q(_literal(v))}'
                           for k, v in cfg.items())
         env = f'OMP_NUM_THREADS={threads} ' if threads else ''
         out = Path(out_dir) / f'{record_path(cfg, results_dir).stem}.ipynb'
         cmds.append(f'{env}papermill {q(task_of(cfg).notebook)} {q(out)} {params} -p results_dir {q(results_dir)}'
-                    + (f' -p threads {threads}' if threads else ''))
+                    + (f' -p threads {threads}' if threads else '') + (f' -p device {q(dev)}' if dev else '')
+                    + (f' -p deterministic {deterministic}' if deterministic is not None else ''))
     return cmds
 
 # %% ../nbs/08_sweep.ipynb #5e3b13c9
@@ -80,6 +92,8 @@ def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (igno
               threads: int | None = None,  # torch threads per run (default: cores / workers; give it with `executor`)
               results_dir='results', out_dir=None,  # records; executed notebooks (default runs/)
               executor=None,  # anything whose `submit(fn, *args)` returns a future with `result()`: a Dask client or its executor, submitit; default local threads
+              device=None,  # as in `sweep_commands`: 'cuda' spreads the runs over the visible GPUs
+              deterministic: bool | None = None,  # None: the run notebooks' default (True)
               progress: bool = True) -> dict:
     "Run the configs without a record; a summary dict of lists: done, skipped, in_progress (trained by another sweep), failed (config name, error)."
     root = repo_root(); results_dir = Path(results_dir if Path(results_dir).is_absolute() else root / results_dir)
@@ -88,7 +102,8 @@ def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (igno
     todo = [(c, p.stem) for c, p in paths if not p.exists()]
     threads = threads or max(1, (os.cpu_count() or 1) // max(workers, 1))
     out_dir = Path(out_dir or root / 'runs'); out_dir.mkdir(parents=True, exist_ok=True)
-    cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir, threads=threads)
+    cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir, threads=threads, device=device,
+                          deterministic=deterministic)
     # the workers' papermill is the one installed beside this Python, whether or not its venv is activated
     bin_dir = str(Path(sys.executable).parent)
     own = executor is None
