@@ -219,6 +219,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
     import matplotlib.pyplot as plt, seaborn as sns
     if axes is None: _, axes = plt.subplots(1, 4, figsize=(16, 3.6))
     conds = SEVERITY_DESIGN['conditions']; colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+    CB = sns.color_palette('colorblind')
     ls = {'erm': '-', 'prism': '--'}
     s = sev[(sev.backbone == 'cnn') & (sev.channels == 'acc_gyro') & (sev.variant == 'full')]
     for (m, cond), g in s.groupby(['method', 'condition'], sort=False):
@@ -227,7 +228,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
         axes[0].errorbar(st.fraction * 100, st['mean'], st.se, color=colors[cond], ls=ls[m], marker='o', ms=3, capsize=2,
                          label=cond if m == 'erm' else None)
     axes[0].set_xlabel('shifted test windows (%)'); axes[0].set_ylabel('accuracy (%)'); axes[0].set_title('Shift severity (ERM solid, PRISM dashed)')
-    axes[0].legend(fontsize=7, ncol=2)
+    axes[0].legend(fontsize=8, ncol=2)
     palette = dict(zip(['aligned', 'neutral', 'conflicting'], sns.color_palette('colorblind', 3)))
     sc = sc[(sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
     for m in ['erm', 'prism']:
@@ -238,13 +239,13 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
             axes[1].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color=palette[k], marker='o', ms=3, capsize=2, label=k if m == 'erm' else None)
         st = _mean_se(g, 'rho', 'mask_following')
         axes[2].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color='k', marker='o', ms=3, capsize=2, label={'erm': 'ERM', 'prism': 'PRISM'}[m])
-        for k, col in [('group_avg', 'tab:blue'), ('group_worst', 'tab:red')]:
+        for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
             st = _mean_se(g, 'rho', k)
             axes[3].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color=col, marker='o', ms=3, capsize=2,
                              label={'group_avg': 'average', 'group_worst': 'worst group'}[k] if m == 'erm' else None)
     for ax, t, y in [(axes[1], 'Shortcut strength (ERM solid, PRISM dashed)', 'accuracy (%)'), (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
                      (axes[3], '(class, pattern) groups, neutral test set', 'accuracy (%)')]:
-        ax.set_xlabel('rho (share of source windows with their class\'s pattern)'); ax.set_title(t); ax.set_ylabel(y); ax.legend(fontsize=7)
+        ax.set_xlabel('rho (share of source windows with their class\'s pattern)'); ax.set_title(t); ax.set_ylabel(y); ax.legend(fontsize=8)
     for ax in axes: ax.grid(alpha=.3)
     return axes
 
@@ -263,7 +264,7 @@ def plot_backbone_severity(sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mta
         n = g.seed.nunique()
         ax.set_title(f'{BACKBONE_DISPLAY[b]} ({n} seed{"s" if n != 1 else ""})' if n else f'{BACKBONE_DISPLAY[b]} (no records)')
         ax.set_xlabel('shifted test windows (%)'); ax.grid(alpha=.3)
-    axes[0].set_ylabel('ERM accuracy (%)'); axes[0].legend(fontsize=7)
+    axes[0].set_ylabel('ERM accuracy (%)'); axes[0].legend(fontsize=8)
     return axes
 
 def harc_bias_summary(sc, methods):
@@ -282,15 +283,15 @@ def harc_bias_summary(sc, methods):
 def plot_dg_shortcut(summary, names: dict, axes):
     "Two panels over methods at rho = 0.9: bias-aligned / unbiased / bias-conflicting accuracy, and the mask-following rate (mean ± se over seeds)."
     import seaborn as sns
-    pal = sns.color_palette('colorblind', 3)
+    pal = sns.color_palette('colorblind', 3); CB = sns.color_palette('colorblind')
     methods = list(dict.fromkeys(summary.method)); x = np.arange(len(methods)); w = .27
     for i, col in enumerate(['Bias-aligned', 'Unbiased', 'Bias-conflicting']):
         s = summary[summary.column == col].set_index('method').loc[methods]
         axes[0].bar(x + (i - 1) * w, s['mean'], w, yerr=s['se'], capsize=2, color=pal[i], label=col)
     s = summary[summary.column == 'Mask-following'].set_index('method').loc[methods]
-    axes[1].bar(x, s['mean'], .6, yerr=s['se'], capsize=2, color=['tab:red' if m == 'prism' else '0.55' for m in methods])
+    axes[1].bar(x, s['mean'], .6, yerr=s['se'], capsize=2, color=[CB[3] if m == 'prism' else '0.55' for m in methods])
     for ax in axes: ax.set_xticks(x, [names[m] for m in methods], rotation=60, ha='right', fontsize=8); ax.grid(axis='y', alpha=.3)
-    axes[0].set_ylabel('accuracy (%)'); axes[0].set_ylim(0, 100); axes[0].legend(fontsize=7, loc='lower left')
+    axes[0].set_ylabel('accuracy (%)\n(bars: mean ± se over seeds)'); axes[0].set_ylim(0, 100); axes[0].legend(fontsize=8, loc='lower left')
     axes[0].set_title('HAR-C, rho = 0.9: accuracy by test-time sampling cue'); axes[1].set_ylim(0, 100)
     axes[1].set_ylabel('conflicting windows\npredicted as their pattern (%)'); axes[1].set_title('HAR-C, rho = 0.9: mask-following rate')
     return axes

@@ -298,16 +298,32 @@ def plot_feature_observation_rates(data: ClinicalData,  # a dataset with 'hospit
                                    min_stays: int = 10,  # hospitals with fewer stays are left out
                                    n_features: int = 20,  # show the most observed features
                                    ax=None):
-    "Heat map of per-group feature observation rates (the paper's figure eicu_hospital_masks)."
+    "Heat map of per-group feature observation rates, hospitals grouped by region (the paper's figure eicu_hospital_masks)."
     import matplotlib.pyplot as plt  # only plotting needs matplotlib
+    from matplotlib.colors import PowerNorm
     rates = feature_observation_rates(data, by, min_stays)
     rates = rates[rates.mean().sort_values(ascending=False).index[:n_features]]
-    if ax is None: _, ax = plt.subplots(figsize=(0.35 * rates.shape[1] + 2, 0.22 * len(rates) + 1.5))
-    im = ax.imshow(rates.to_numpy(), aspect='auto', vmin=0, vmax=1, cmap='viridis', interpolation='nearest')
+    region = None
+    if by == 'hospital' and 'region' in data.meta:  # the domains are regions: hospitals sorted into them
+        region = data.meta.groupby('hospitalid').region.first().reindex(rates.index).fillna('unknown')
+        order = sorted(rates.index, key=lambda h: (region[h], h))
+        rates, region = rates.loc[order], region.loc[order]
+    if ax is None: _, ax = plt.subplots(figsize=(0.35 * rates.shape[1] + 3, 0.22 * len(rates) + 1.5))
+    # a power scale: vitals are measured almost every hour, labs a few times a day; on a linear scale the labs all look alike
+    im = ax.imshow(rates.to_numpy(), aspect='auto', norm=PowerNorm(0.4, vmin=0, vmax=1), cmap='viridis', interpolation='nearest')
     ax.set_xticks(range(rates.shape[1]), rates.columns, rotation=90)
     ax.set_yticks(range(len(rates)), [str(i) for i in rates.index], fontsize=7)
     ax.set_xlabel('feature'); ax.set_ylabel(by)
-    ax.figure.colorbar(im, ax=ax, label='observed fraction')
+    if region is not None:
+        codes = region.to_numpy()
+        for i in range(1, len(codes)):
+            if codes[i] != codes[i - 1]: ax.axhline(i - .5, color='w', lw=2)
+        for name in pd.unique(codes):
+            rows = np.flatnonzero(codes == name)
+            ax.text(rates.shape[1] - .3, rows.mean(), f' {name}', va='center', ha='left', fontsize=9, clip_on=False,
+                    transform=ax.transData)
+    bar = ax.figure.colorbar(im, ax=ax, pad=0.12 if region is not None else 0.05, ticks=[0, .02, .1, .25, .5, 1])
+    bar.set_label('share of recorded hours with the feature measured')
     return ax
 
 # %% ../nbs/09_clinical.ipynb #0aa49cb3

@@ -147,7 +147,7 @@ def realworld_records(dataset: str, results_dir=None, experiment: str = 'realwor
     return df
 
 def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
-                      rows: dict | None = None,  # table row name -> method; default ERM and PRISM
+                      rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM and PRISM
                       results_dir=None, backbone: str = 'cnn') -> tuple:
     "(long summary of mean/se/n per row and column, the column names) of one dataset's canonical runs."
     from prism_nb.report import summarize
@@ -157,9 +157,10 @@ def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
     cols = [f'{t} {k}' for t in targets for k in ('AUROC', 'AUPRC')] + ['Avg. AUROC', 'Avg. AUPRC']
     long = []
     if len(recs):
-        recs = recs[(recs.variant == 'full') & (~recs.mask_only.astype(bool)) & (recs.backbone == backbone)]
-        for name, method in rows.items():
-            for seed, g in recs[recs.method == method].groupby('seed'):
+        recs = recs[(~recs.mask_only.astype(bool)) & (recs.backbone == backbone)]
+        for name, spec in rows.items():
+            method, variant = (spec, 'full') if isinstance(spec, str) else spec
+            for seed, g in recs[(recs.method == method) & (recs.variant == variant)].groupby('seed'):
                 cells = {f'{t} {k.upper()}': g.loc[g.target == t, k].mean() for t in targets for k in ('auroc', 'auprc') if (g.target == t).any()}
                 if len(g.target.unique()) == len(targets):  # a seed's average needs every target
                     cells['Avg. AUROC'], cells['Avg. AUPRC'] = g.auroc.mean(), g.auprc.mean()
@@ -169,7 +170,7 @@ def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
     return summ, cols
 
 def realworld_table(dataset: str,  # a key of REALWORLD_DATASETS
-                    rows: dict | None = None,  # table row name -> method; default ERM and PRISM
+                    rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM and PRISM
                     results_dir=None, backbone: str = 'cnn') -> pd.DataFrame:
     "Paper-layout table of one dataset: '<target> AUROC/AUPRC' and 'Avg. AUROC/AUPRC' columns, 'mean ± se' cells."
     from prism_nb.report import wide_table

@@ -14,9 +14,10 @@ from .core import repo_root, atomic_write
 from .experiment import make_config, record_path, read_record
 
 # %% auto #0
-__all__ = ['COVERAGE', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'to_markdown',
-           'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'harc_figures',
-           'dataset_statistics', 'augmentation_settings', 'coverage_table', 'paper_labels', 'compute_ledger']
+__all__ = ['PAPER_RC', 'ABLATION_ROWS', 'COVERAGE', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table',
+           'versus_paper', 'paper_style', 'to_markdown', 'save_table', 'save_figure', 'harc_records',
+           'harc_result_table', 'twin_wide', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
+           'ablation_summary', 'coverage_table', 'paper_labels', 'compute_ledger']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -91,6 +92,15 @@ def versus_paper(summary: pd.DataFrame, row_key: str, paper: pd.DataFrame, row_m
                              paper=pmn, paper_se=None if p is None else p['se'],
                              diff=None if om is None or pmn is None else om - pmn))
     return pd.DataFrame(rows)
+
+# %% ../nbs/11_report.ipynb #4b2ef18c
+PAPER_RC = {'font.size': 9, 'axes.titlesize': 10, 'axes.labelsize': 9, 'xtick.labelsize': 8, 'ytick.labelsize': 8,
+            'legend.fontsize': 8, 'legend.title_fontsize': 8, 'figure.titlesize': 11}
+
+def paper_style():
+    "Apply the figures' common style (seaborn ticks theme, colour-blind palette, `PAPER_RC` type sizes)."
+    import seaborn as sns
+    sns.set_theme(context='paper', style='ticks', palette='colorblind', rc=PAPER_RC)
 
 # %% ../nbs/11_report.ipynb #eae27ae7
 def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
@@ -197,6 +207,36 @@ def augmentation_settings() -> pd.DataFrame:
         rows[t.display] = {'Pretrain (r_t, r_f)': f"({hp['pre_r_t']:g}, {hp['pre_r_f']:g})", 'Downstream (r_t, r_f)': f"({hp['r_t']:g}, {hp['r_f']:g})", 'K': hp['K']}
     return pd.DataFrame(rows).T.rename_axis('Dataset')
 
+# %% ../nbs/11_report.ipynb #871caefc
+ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:ablation, in its order
+    ('Incremental construction', 'ERM'): dict(method='erm'),
+    ('Incremental construction', '+ Complementary pretraining'): dict(method='prism', variant='no_views'),
+    ('Incremental construction', '+ Sampling variations'): dict(method='prism', variant='avg'),
+    ('Incremental construction', '+ Worst-view objective (PRISM)'): dict(method='prism'),
+    ('Component removal from PRISM', 'w/o L_feat'): dict(method='prism', variant='no_lfeat'),
+    ('Component removal from PRISM', 'w/o L_samp'): dict(method='prism', variant='no_lsamp'),
+    ('Component removal from PRISM', 'w/o E_feat'): dict(method='prism', variant='no_efeat'),
+    ('Component removal from PRISM', 'w/o E_samp'): dict(method='prism', variant='no_esamp'),
+}
+
+def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
+    "(paper-layout table, long summary) of `ABLATION_ROWS`: HAR-C Avg. and Worst, clinical AUROC/AUPRC averaged over regions."
+    from prism_nb.sampling import HARC_CONDITIONS
+    from prism_nb.realworld import realworld_summary
+    names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
+    recs = harc_records(names, seeds, results_dir)
+    shifted = [c for c in HARC_CONDITIONS if c != 'Random']
+    if len(recs): recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
+    cols = ['HAR-C Avg.', 'HAR-C Worst']
+    har = summarize(recs, 'row', cols) if len(recs) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+    clin, _ = realworld_summary(clinical, {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()}, results_dir)
+    clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(column=lambda d: d.column.str.replace('Avg.', 'eICU'))
+    summ = pd.concat([har, clin], ignore_index=True)
+    cols = cols + ['eICU AUROC', 'eICU AUPRC']
+    table = wide_table(summ, 'row', list(names), cols)
+    table.index = pd.MultiIndex.from_tuples(list(ABLATION_ROWS), names=['block', 'variant'])
+    return table, summ
+
 # %% ../nbs/11_report.ipynb #d02a24a9
 COVERAGE = [  # (label, files, status, reason)
     ('fig:concept', '', 'not reproducible here', 'a concept diagram, drawn by hand: there is nothing to compute'),
@@ -216,8 +256,10 @@ COVERAGE = [  # (label, files, status, reason)
     ('tab:pam_lso', '', 'not reproducible here', "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is implemented and tested on a fixture (10_pam)"),
     ('tab:backbone', '', 'not yet reproduced', 'ERM only on the other backbones so far; MLDG, ManyDG, Mixup, MMD and PRISM runs are pending (PRISM on mTAND/GRU-D is about 7-10x ERM per epoch)'),
     ('fig:backbone_generalization', '', 'not yet reproduced', 'depends on the backbone table runs'),
-    ('tab:ablation', '', 'not yet reproduced', 'the HAR-C half exists in tables/ablation_full.md; the eICU ablation runs are pending'),
-    ('tab:ablation_eicu', '', 'not yet reproduced', 'the ten PRISM variants on the eICU demo are pending'),
+    ('tab:ablation', 'tables/ablation.md tables/ablation_vs_paper.md', 'reproduced on substitute data',
+     'HAR-C as in the paper (3 seeds, the paper 10); the eICU columns on the eICU demo cohort, not the full eICU'),
+    ('tab:ablation_eicu', 'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md', 'reproduced on substitute data',
+     'the ten variants on the eICU demo cohort (3 seeds x 4 held-out regions), not the full eICU'),
     ('fig:branch_information', '', 'not yet reproduced', 'the representation probes are pending'),
     ('fig:ablations', '', 'not yet reproduced', 'the r_t / r_f / K sensitivity runs are pending'),
     ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced', "rendered from the library's defaults; PAM has no row (no signals)"),
@@ -243,9 +285,14 @@ def _artefacts_of(kind: str, r: dict) -> list:
         if c['channels'] != 'acc_gyro': return ['harc_body_gyro']
         if c['backbone'] != 'cnn': return ['fig:a1_backbones', 'tab:backbone']
         out = ['tab:harc'] if c['variant'] == 'full' else []
-        return out + (['tab:ablation_full'] if c['method'] in ('erm', 'prism') else [])
+        out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
+        return out + (['tab:ablation'] if any(c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
+                                              for o in ABLATION_ROWS.values()) else [])
     if kind == 'realworld':
-        return ['fig:dg_realworld_shortcut'] if c.get('mask_only') else [{'eicu_demo': 'tab:eicu', 'p12': 'p12', 'p19': 'p19'}[c['dataset']]]
+        if c.get('mask_only'): return ['fig:dg_realworld_shortcut']
+        if c['dataset'] == 'eicu_demo' and c['method'] in ('erm', 'prism'):
+            return (['tab:eicu'] if c['variant'] == 'full' else []) + ['tab:ablation_eicu', 'tab:ablation']
+        return [{'eicu_demo': 'tab:eicu', 'p12': 'p12', 'p19': 'p19'}[c['dataset']]]
     if kind == 'harc_shortcut': return ['fig:analysis_severity_shortcut'] + (['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else [])
     if kind == 'harc_severity': return ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
     if kind == 'harc_concentration': return ['harc_concentration']
