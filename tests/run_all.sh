@@ -4,7 +4,9 @@
 #   2. notebooks are committed clean (nbdev_clean changes nothing; papermill's `parameters` tags kept);
 #   3. README.md is what nbs/index.ipynb renders to;
 #   4. every notebook runs top to bottom with its inline tests (nbdev_test);
-#   5. pytest: end-to-end papermill runs, data checks, determinism, bad input.
+#   5. pytest: end-to-end papermill runs, data checks, determinism, bad input;
+#   with PRISM_DOCS_CHECK=1 (set by .ci/run), before 4: the docs site built into _docs/ and checked in headless
+#   Chromium (images load, links within the site resolve, no console errors; needs Debian's chromium, chromium-driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PRISM_DATA:-}" ] && [ -d ../shared/data ]; then export PRISM_DATA="$(cd ../shared/data && pwd)"; fi
@@ -21,6 +23,13 @@ before=$(snapshot)
 python tests/render_readme.py
 if [ "$(snapshot)" != "$before" ]; then echo "FAIL: README.md is not what nbs/index.ipynb renders (run python tests/render_readme.py)"; fail=1; fi
 [ $fail -eq 0 ] || exit 1
+if [ "${PRISM_DOCS_CHECK:-0}" = 1 ]; then
+  echo "== docs: build _docs/ and check it in headless Chromium"
+  start_docs=$(date +%s)
+  bash tests/build_docs.sh
+  python tests/check_docs.py
+  echo "docs took $(( $(date +%s) - start_docs )) s"
+fi
 echo "== nbdev_test"
 nbdev_test --n_workers 2 --skip_file_re '^run_|^paper'
 echo "== pytest"

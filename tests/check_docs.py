@@ -1,0 +1,136 @@
+"""Check the built docs site (_docs/) in a real browser: headless Chromium, driven through chromedriver's
+W3C WebDriver HTTP interface with the standard library only (Debian's `chromium` and `chromium-driver`).
+
+_docs/ is served on 127.0.0.1 (a free port). On the home page, the sampling page and the paper page this
+fails (exit 1, saying what and where) on
+- an image that did not load (naturalWidth 0) or any request of the page that got an HTTP error,
+- a link within the site (same origin) that returns 404 (or any HTTP error),
+- a JavaScript error or console error (an uncaught exception, a failed resource, console.error).
+
+Usage: python tests/check_docs.py [--docs _docs] [--pages index.html sampling.html paper.html]
+Build the site first: bash tests/build_docs.sh"""
+import argparse, functools, http.server, json, os, socket, subprocess, sys, tempfile, threading, time
+import urllib.error, urllib.parse, urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ['index.html', 'sampling.html', 'paper.html']  # the home page, nbs/02_sampling.ipynb, nbs/paper.ipynb
+# without these Chromium waits on the network (updates, sync, field trials) that this closed machine lacks
+CHROME_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+               '--disable-background-networking', '--disable-component-update', '--disable-sync',
+               '--disable-dev-shm-usage', '--window-size=1280,1000']
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    "Serves _docs/ and remembers every request's status."
+    log = []
+    def log_request(self, code='-', size='-'):
+        self.log.append((self.path, int(code) if str(code).isdigit() else 0))
+    def log_message(self, *a): pass
+
+def serve(docs: Path):
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', free_port()), functools.partial(Handler, directory=str(docs)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f'http://127.0.0.1:{srv.server_address[1]}/'
+
+class WebDriver:
+    "The few W3C WebDriver commands this check needs, over HTTP to a chromedriver it starts and stops."
+    def __init__(self, chromium: str, chromedriver: str, profile: str):
+        port = free_port()
+        self.base = f'http://127.0.0.1:{port}'
+        self.proc = subprocess.Popen([chromedriver, f'--port={port}'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                if self.call('GET', '/status')['ready']: break
+            except (urllib.error.URLError, ConnectionError): time.sleep(0.1)
+        else: self.close(); raise RuntimeError(f'{chromedriver} did not start')
+        caps = {'browserName': 'chrome', 'goog:loggingPrefs': {'browser': 'ALL'},
+                'goog:chromeOptions': {'binary': chromium, 'args': CHROME_ARGS + [f'--user-data-dir={profile}']}}
+        self.sid = None
+        self.sid = self.call('POST', '/session', {'capabilities': {'alwaysMatch': caps}})['sessionId']
+
+    def call(self, method, path, body=None, timeout=60):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers={'Content-Type': 'application/json'})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r: return json.loads(r.read())['value']
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f'WebDriver {method} {path}: {e.read().decode(errors="replace")[:500]}') from None
+
+    def session(self, method, path, body=None): return self.call(method, f'/session/{self.sid}{path}', body)
+    def get(self, url): self.session('POST', '/url', {'url': url})
+    def js(self, script): return self.session('POST', '/execute/sync', {'script': script, 'args': []})
+    def console(self): return self.session('POST', '/se/log', {'type': 'browser'})  # chromedriver's log endpoint
+
+    def close(self):
+        try:
+            if self.sid: self.call('DELETE', f'/session/{self.sid}', timeout=20)
+        except Exception: pass
+        self.proc.terminate()
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: self.proc.kill()
+
+IMAGES_JS = "return Array.from(document.images).map(i => [i.getAttribute('src'), i.currentSrc || i.src, i.complete, i.naturalWidth]);"
+LINKS_JS = "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href);"
+READY_JS = "return document.readyState;"
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method='HEAD'), timeout=20) as r: return r.status
+    except urllib.error.HTTPError as e: return e.code
+
+def check(docs: Path, pages, chromium, chromedriver) -> int:
+    if not (docs / 'index.html').exists():
+        print(f'FAIL: {docs} has no index.html: build the site first (bash tests/build_docs.sh)'); return 1
+    for exe in (chromium, chromedriver):
+        if not Path(exe).exists():
+            print(f'FAIL: {exe} not found: apt-get install -y chromium chromium-driver'); return 1
+    srv, base = serve(docs)
+    problems, n_img, n_links, site_links = [], 0, 0, set()
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix='chromium-profile-') as profile:
+        wd = WebDriver(chromium, chromedriver, profile)
+        try:
+            for page in pages:
+                url = urllib.parse.urljoin(base, page)
+                Handler.log.clear()
+                wd.get(url)
+                for _ in range(100):
+                    if wd.js(READY_JS) == 'complete': break
+                    time.sleep(0.1)
+                time.sleep(0.3)  # late console messages
+                imgs, links, logs = wd.js(IMAGES_JS), wd.js(LINKS_JS), wd.console()
+                for src, full, complete, width in imgs:
+                    if not width: problems.append(f'{page}: image did not load: {src}')
+                for path, code in list(Handler.log):
+                    if code >= 400: problems.append(f'{page}: HTTP {code} for {path}')
+                for e in logs:
+                    if e.get('level') == 'SEVERE': problems.append(f'{page}: console error: {e.get("message", "")[:300]}')
+                same = sorted({l.split('#')[0] for l in links if l.startswith(base)})
+                n_img += len(imgs); n_links += len(links); site_links.update(same)
+                print(f'  {page}: {len(imgs)} images, {len(links)} links ({len(same)} distinct within the site), '
+                      f'{sum(e.get("level") == "SEVERE" for e in logs)} console errors')
+        finally:
+            wd.close()
+    for l in sorted(site_links):
+        code = status_of(l)
+        if code >= 400: problems.append(f'link within the site returns {code}: {l[len(base) - 1:]}')
+    srv.shutdown(); srv.server_close()
+    print(f'checked {len(pages)} pages, {n_img} images, {n_links} links ({len(site_links)} distinct within the site, '
+          f'each fetched) in {time.time() - t0:.1f} s')
+    for p in problems: print('FAIL:', p)
+    if problems: print(f'docs check FAILED: {len(problems)} problem(s)'); return 1
+    print('docs check passed'); return 0
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--docs', default=str(ROOT / '_docs'))
+    ap.add_argument('--pages', nargs='+', default=PAGES)
+    ap.add_argument('--chromium', default=os.environ.get('CHROMIUM', '/usr/bin/chromium'))
+    ap.add_argument('--chromedriver', default=os.environ.get('CHROMEDRIVER', '/usr/bin/chromedriver'))
+    a = ap.parse_args()
+    sys.exit(check(Path(a.docs), a.pages, a.chromium, a.chromedriver))
