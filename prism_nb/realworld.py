@@ -24,7 +24,7 @@ from .experiment import Task, TaskData, ConfigError, register_task, make_config,
 __all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics', 'auroc_score',
            'clinical_defaults', 'check_clinical', 'clinical_record_stem', 'load_clinical', 'evaluate_clinical',
            'realworld_configs', 'realworld_records', 'realworld_summary', 'realworld_table', 'sensors_out_table',
-           'mask_only_summary', 'plot_mask_only']
+           'mask_only_summary', 'plot_mask_only', 'ablation_summary']
 
 # %% ../nbs/12_realworld.ipynb #bd258381
 def predict_proba(algo, x: ISMTS, batch_size: int = 1024) -> np.ndarray:
@@ -228,3 +228,22 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
     ax.set_xticks(x, [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)], fontsize=8)
     ax.set_ylabel('AUROC, mask only (%)\n(bars: mean ± se over seeds)'); ax.legend(fontsize=8, loc='lower right')
     return ax
+
+# %% ../nbs/12_realworld.ipynb #74b70363
+def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
+    "(paper-layout table, long summary) of `ABLATION_ROWS`: HAR-C Avg. and Worst, clinical AUROC/AUPRC averaged over regions."
+    from prism_nb.sampling import HARC_CONDITIONS
+    from prism_nb.report import ABLATION_ROWS, harc_records, summarize, wide_table
+    names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
+    recs = harc_records(names, seeds, results_dir)
+    shifted = [c for c in HARC_CONDITIONS if c != 'Random']
+    if len(recs): recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
+    cols = ['HAR-C Avg.', 'HAR-C Worst']
+    har = summarize(recs, 'row', cols) if len(recs) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+    clin, _ = realworld_summary(clinical, {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()}, results_dir)
+    clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(column=lambda d: d.column.str.replace('Avg.', 'eICU'))
+    summ = pd.concat([har, clin], ignore_index=True)
+    cols = cols + ['eICU AUROC', 'eICU AUPRC']
+    table = wide_table(summ, 'row', list(names), cols)
+    table.index = pd.MultiIndex.from_tuples(list(ABLATION_ROWS), names=['block', 'variant'])
+    return table, summ

@@ -17,7 +17,7 @@ from .experiment import make_config, record_path, read_record
 __all__ = ['PAPER_RC', 'ABLATION_ROWS', 'COVERAGE', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table',
            'versus_paper', 'paper_style', 'to_markdown', 'save_table', 'save_figure', 'harc_records',
            'harc_result_table', 'twin_wide', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
-           'ablation_summary', 'coverage_table', 'paper_labels', 'compute_ledger']
+           'coverage_table', 'paper_labels', 'compute_ledger']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -219,23 +219,6 @@ ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:abla
     ('Component removal from PRISM', 'w/o E_samp'): dict(method='prism', variant='no_esamp'),
 }
 
-def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
-    "(paper-layout table, long summary) of `ABLATION_ROWS`: HAR-C Avg. and Worst, clinical AUROC/AUPRC averaged over regions."
-    from prism_nb.sampling import HARC_CONDITIONS
-    from prism_nb.realworld import realworld_summary
-    names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
-    recs = harc_records(names, seeds, results_dir)
-    shifted = [c for c in HARC_CONDITIONS if c != 'Random']
-    if len(recs): recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
-    cols = ['HAR-C Avg.', 'HAR-C Worst']
-    har = summarize(recs, 'row', cols) if len(recs) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
-    clin, _ = realworld_summary(clinical, {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()}, results_dir)
-    clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(column=lambda d: d.column.str.replace('Avg.', 'eICU'))
-    summ = pd.concat([har, clin], ignore_index=True)
-    cols = cols + ['eICU AUROC', 'eICU AUPRC']
-    table = wide_table(summ, 'row', list(names), cols)
-    table.index = pd.MultiIndex.from_tuples(list(ABLATION_ROWS), names=['block', 'variant'])
-    return table, summ
 
 # %% ../nbs/11_report.ipynb #d02a24a9
 COVERAGE = [  # (label, files, status, reason)
