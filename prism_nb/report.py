@@ -229,7 +229,7 @@ COVERAGE = [  # (label, files, status, reason)
      'HAR-C column only; the eICU column would describe the full eICU database (we have the open demo) and PAM its signals (not available)'),
     ('tab:harc', 'tables/harc.md tables/harc_vs_paper.md', 'reproduced', '3 seeds, the paper 10; HAR windows rebuilt from the raw HAPT recordings'),
     ('tab:ablation_full', 'tables/ablation_full.md tables/ablation_full_vs_paper.md', 'reproduced', '3 seeds, the paper 10'),
-    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced', 'ERM as in the paper (3 seeds); PRISM added beside it: its severity curves in full, its shortcut curves at rho = 0.9 (3 seeds) and 1/6, 1.0 (1 seed) so far'),
+    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced', 'ERM as in the paper (3 seeds); PRISM added beside it (severity and shortcut curves, 3 seeds each)'),
     ('fig:a1_backbones', 'figures/a1_backbones.png', 'reproduced', 'ERM on the six backbones, 3 seeds each (models retrained with checkpoints; mTAND and GRU-D with their fast implementations)'),
     ('tab:harc-bias', 'tables/harc-bias.md tables/harc-bias_vs_paper.md', 'reproduced', '14 methods, 3 seeds (the paper 10); our mask-following rate beside it'),
     ('fig:dg_realworld_shortcut', 'figures/dg_realworld_shortcut.png', 'reproduced on substitute data',
