@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 from .core import ISMTS, seed_everything
 from .algorithms import make_algorithm
-from .engine import shuffled_batches, model_device
+from .engine import shuffled_batches, train_epochs
 from .experiment import check_device
 
 # %% auto #0
@@ -49,14 +49,13 @@ def peak_gflops(device=None) -> float:
 
 def time_epochs(algo, train: ISMTS, batch_size: int = 64, epochs: int = 2, device=None, seed: int = 0) -> list:
     "Seconds of each of `epochs` training epochs (updates only; the model is moved to `device`)."
-    device = check_device(device); algo.to(device).train(); train = train.to(device)
-    g = torch.Generator().manual_seed(seed); make_batches = getattr(algo, 'batches', shuffled_batches); out = []
-    for _ in range(epochs):
-        batches = make_batches(len(train), batch_size, g, domains=train.d.cpu())
-        _sync(device); t0 = time.perf_counter()
-        for idx in batches: algo.update(train[idx.to(device)])
-        _sync(device); out.append(time.perf_counter() - t0)
-    return out
+    device = check_device(device); algo.to(device); train = train.to(device)
+    # the engine's own epoch loop, without validation: what a run's training epochs cost, index moves and all
+    _sync(device)
+    log = train_epochs(algo, lambda idx: algo.update(train[idx]), len(train), epochs, batch_size, torch.Generator().manual_seed(seed),
+                       batches=getattr(algo, 'batches', shuffled_batches), domains=train.d.cpu(), device=device,
+                       sync=lambda: _sync(device), progress=False)
+    return [h['seconds'] for h in log['history']]
 
 # %% ../nbs/13_bench.ipynb #d464a853
 def _bench_one(method: str, backbone: str, batch_size: int, epochs: int, max_windows, gflops: float, device=None) -> dict:
