@@ -16,8 +16,8 @@ from .clinical import CLINICAL_ARCHIVES, ClinicalData, clinical_archive, observe
 
 # %% auto #0
 __all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_LABELS_NPZ', 'PAM_FIGSHARE', 'RAINDROP_PAM_SHA256',
-           'read_pam_labels_and_splits', 'read_npy', 'read_raindrop_pam', 'load_pam', 'write_raindrop_pam',
-           'make_pam_fixture', 'pam_split', 'fixed_sensor_set', 'sensors_out']
+           'read_pam_labels_and_splits', 'pam_statistics', 'read_npy', 'read_raindrop_pam', 'load_pam',
+           'write_raindrop_pam', 'make_pam_fixture', 'pam_split', 'fixed_sensor_set', 'sensors_out']
 
 # %% ../nbs/10_pam.ipynb #eaee9e36
 PAM_N_CLASSES = 8  # activities kept by Raindrop (those with at least 500 windows)
@@ -38,6 +38,19 @@ def read_pam_labels_and_splits(root=None  # data root; default data_dir()
         y = z['y'].astype(np.int64)
         splits = {k: tuple(z[f'split{k}_{p}'].astype(np.int64) for p in ('train', 'val', 'test')) for k in range(1, 6)}
     return y, splits
+
+# %% ../nbs/10_pam.ipynb #3d921f72
+def pam_statistics(split: int = 1,  # Raindrop split whose sizes are shown
+                   root=None) -> pd.Series:
+    "PAM's column of the dataset-statistics table from Raindrop's labels and splits ('—' where it needs the signals)."
+    y, splits = read_pam_labels_and_splits(root)
+    if split not in splits: raise ValueError(f"no Raindrop split {split}; splits are {sorted(splits)}")
+    tr, va, te = splits[split]
+    return pd.Series({'Task': 'Activity recognition', '# Classes': len(np.unique(y)), '# Features F': '—', 'Sequence length T': '—',
+                      'Time window': '—', 'Observed fraction': '—', 'Distribution shift': 'Leave-sensors-out',
+                      '# Test conditions': f"{len(PAM_FRACTIONS)} fractions of sensors hidden", 'Train': f"{len(tr):,}",
+                      'Val': f"{len(va):,}", 'Test': f"{len(te):,}", 'Total': f"{len(y):,}", 'Split counted': f"Raindrop split {split}"},
+                     name='PAM (labels and splits only)')
 
 # %% ../nbs/10_pam.ipynb #24bceb01
 RAINDROP_PAM_SHA256 = {  # mims-harvard/Raindrop 892eb57, PAMdata/splits/: pickled triples of index arrays

@@ -21,10 +21,10 @@ from .engine import predict_logits
 from .experiment import Task, TaskData, ConfigError, register_task, make_config, record_path, check_bool, check_real, read_record
 
 # %% auto #0
-__all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics', 'auroc_score',
-           'clinical_defaults', 'check_clinical', 'clinical_record_stem', 'load_clinical', 'evaluate_clinical',
-           'realworld_configs', 'realworld_records', 'realworld_summary', 'realworld_table', 'sensors_out_table',
-           'mask_only_summary', 'plot_mask_only', 'ablation_summary']
+__all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'REALWORLD_FACTS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics',
+           'auroc_score', 'clinical_defaults', 'check_clinical', 'clinical_record_stem', 'load_clinical',
+           'evaluate_clinical', 'realworld_configs', 'realworld_records', 'realworld_summary', 'realworld_table',
+           'sensors_out_table', 'clinical_statistics', 'mask_only_summary', 'plot_mask_only', 'ablation_summary']
 
 # %% ../nbs/12_realworld.ipynb #bd258381
 def predict_proba(algo, x: ISMTS, batch_size: int = 1024) -> np.ndarray:
@@ -44,6 +44,10 @@ def auroc_score(algo, val: ISMTS) -> float:
 # %% ../nbs/12_realworld.ipynb #a082f213
 REALWORLD_DATASETS = dict(eicu_demo=load_eicu_demo, p12=load_p12, p19=load_p19)
 REALWORLD_TARGETS = dict(eicu_demo=EICU_REGIONS, p12=P12_DOMAINS, p19=P19_DOMAINS)
+REALWORLD_FACTS = dict(  # (task, distribution shift, what a held-out domain is): the dataset-statistics table's words
+    eicu_demo=('ICU mortality (after 24 h)', 'Leave-one-region-out', 'regions'),
+    p12=('In-hospital mortality', 'Leave-one-ICU-type-out', 'ICU types'),
+    p19=('Sepsis (after 48 h)', 'Train on one hospital system, test on the other', 'hospital systems'))
 
 def clinical_defaults(dataset: str) -> dict:
     "The task-specific config keys of a clinical dataset, with their defaults."
@@ -195,6 +199,26 @@ def sensors_out_table(dataset: str, rows: dict | None = None, results_dir=None, 
     df = pd.DataFrame(long, columns=['row', 'seed'] + cols)
     summ = summarize(df, 'row', cols) if len(df) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
     return wide_table(summ, 'row', list(rows), cols)
+
+# %% ../nbs/12_realworld.ipynb #b41ab02e
+def clinical_statistics(dataset: str,  # a key of REALWORLD_DATASETS
+                        target: str | None = None,  # held-out domain whose split is counted; default the first
+                        seed: int = 0) -> pd.Series:
+    "A clinical dataset's column of the dataset-statistics table, from the data and the split the runs use."
+    if dataset not in REALWORLD_DATASETS: raise ValueError(f"unknown dataset {dataset!r}; valid: {', '.join(REALWORLD_DATASETS)}")
+    data = REALWORLD_DATASETS[dataset]()
+    cfg = make_config(dataset=dataset, seed=seed, **({'target': target} if target is not None else {}))
+    train, val, test = domain_split(data, cfg['target'], seed=seed, val_frac=cfg['val_frac'])
+    x = data.x; N, L, D = x.shape
+    dt = float(x.t[0, 1] - x.t[0, 0])
+    count = lambda p: f"{len(p):,} ({int((p.y == 0).sum()):,} / {int(p.y.sum()):,})"
+    task, shift, unit = REALWORLD_FACTS[dataset]
+    return pd.Series({'Task': task, '# Classes': int(x.y.max()) + 1, '# Features F': D, 'Sequence length T': L,
+                      'Time window': f"{L * dt:g} h", 'Observed fraction': f"{x.m.mean().item():.1%} (native)",
+                      'Distribution shift': shift, '# Test conditions': f"{len(REALWORLD_TARGETS[dataset])} {unit}",
+                      'Train': count(train), 'Val': count(val), 'Test': count(test), 'Total': f"{len(train) + len(val) + len(test):,}",
+                      'Split counted': f"{cfg['target']} held out, seed {seed}"},
+                     name={'eicu_demo': 'eICU demo', 'p12': 'P12', 'p19': 'P19'}[dataset])
 
 # %% ../nbs/12_realworld.ipynb #f7ed8e24
 def mask_only_summary(datasets=('eicu_demo', 'p12', 'p19'), results_dir=None, method: str = 'erm') -> pd.DataFrame:

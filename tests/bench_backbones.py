@@ -1,6 +1,6 @@
 """Time the pre-rewrite mTAND and GRU-D (`reference_backbones.py`) against the current ones.
 
-    python tests/bench_backbones.py [--threads 1 2] [--steps 20] [--prism]
+    python tests/bench_backbones.py [--threads 1 2] [--steps 20] [--prism] [--out tables/bench_rewrite]
 
 A training step is `ERM.update`: forward, backward and Adam through the encoder, a linear head and
 cross-entropy, on a synthetic HAR-C-shaped batch (64 windows of 128 steps x 6 features, 20% of the cells
@@ -8,7 +8,8 @@ observed, irregular increasing times). Old and new steps alternate in one proces
 processes falls on both alike; the table gives the median step after a warm-up. An epoch is HAR-C's
 5,910 source windows in batches of 64; its FLOP floor is 3 x forward FLOPs per window (`count_flops`)
 x 5,910 / the GFLOP/s of `peak_gflops` at the same thread count. With --prism, PRISM's step (two
-encoders, K = 4 views of each window) is timed too, as a multiple of ERM's step.
+encoders, K = 4 views of each window) is timed too, as a multiple of ERM's step. With --out, the rows are
+also written to <out>.md and <out>.csv.
 """
 import argparse, statistics, time
 
@@ -75,7 +76,9 @@ def main():
     ap.add_argument('--steps', type=int, default=20, help='timed steps per implementation, after 3 warm-up steps')
     ap.add_argument('--prism', action='store_true', help="also time PRISM's step (slow with the old encoders)")
     ap.add_argument('--prism-steps', type=int, default=10)
+    ap.add_argument('--out', help='also write the rows to OUT.md and OUT.csv (e.g. tables/bench_rewrite)')
     args = ap.parse_args()
+    rows = []
     batch = harc_like_batch()
     steps_per_epoch = N_TRAIN / BATCH
     for threads in args.threads:
@@ -97,6 +100,17 @@ def main():
                 (old_prism, _), (new_prism, _) = median_steps([prism(name, True), prism(name, False)], batch, args.prism_steps, warmup=1)
                 row += f' {old_prism / old_step:>12.1f}x {new_prism / new_step:>4.1f}x'
             print(row, flush=True)
+            rows.append(dict(backbone=BACKBONE_DISPLAY[name], threads=threads, mflops_per_window=round(flops / 1e6, 2),
+                             floor_s_per_epoch=round(floor, 2), before_s_per_epoch=round(old_step * steps_per_epoch, 2),
+                             after_s_per_epoch=round(new_step * steps_per_epoch, 2), speedup=round(old_step / new_step, 2),
+                             before_x_floor=round(old_step * steps_per_epoch / floor, 2), after_x_floor=round(new_step * steps_per_epoch / floor, 2),
+                             **(dict(prism_x_erm_before=round(old_prism / old_step, 2), prism_x_erm_after=round(new_prism / new_step, 2))
+                                if args.prism else {})))
+    if args.out:
+        import pandas as pd
+        from prism_nb.report import save_table
+        save_table(pd.DataFrame(rows), args.out, formats=('md', 'csv'), index=False)
+        print(f'wrote {args.out}.md and {args.out}.csv')
 
 
 if __name__ == '__main__':
