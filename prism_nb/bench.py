@@ -5,18 +5,19 @@
 # %% ../nbs/13_bench.ipynb #5e3f1402
 from __future__ import annotations
 import sys, time
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from .core import ISMTS, seed_everything
+from .core import ISMTS, seed_everything, atomic_write
 from .algorithms import make_algorithm
 from .engine import shuffled_batches, train_epochs
 from .experiment import check_device
 
 # %% auto #0
-__all__ = ['matmul_gflops', 'conv1d_gflops', 'peak_gflops', 'time_epochs', 'benchmark_epochs']
+__all__ = ['matmul_gflops', 'conv1d_gflops', 'peak_gflops', 'time_epochs', 'benchmark_epochs', 'sweep_throughput']
 
 # %% ../nbs/13_bench.ipynb #854a55d7
 def _sync(device):
@@ -89,3 +90,25 @@ def benchmark_epochs(jobs,  # (method, backbone) pairs
         with ProcessPoolExecutor(1, mp_context=mp.get_context('spawn'), initializer=torch.set_num_threads, initargs=(threads,)) as ex:
             rows.append(ex.submit(_bench_one, method, backbone, batch_size, epochs, max_windows, gflops, device).result())
     return rows
+
+# %% ../nbs/13_bench.ipynb #2573c395
+def sweep_throughput(cfgs,  # run configs (from `make_config`/`sweep_configs`); those with a record are skipped
+                     workers: int = 1,  # local papermill processes at once, one torch thread each
+                     results_dir='results', label: str = '',  # e.g. 'ERM, CNN'
+                     out=None  # a CSV the row is appended to
+                    ) -> dict:
+    "Train `cfgs` through `run_sweep` and time it: runs per hour of the runs it trained."
+    import os
+    import pandas as pd
+    from prism_nb.sweep import run_sweep
+    t0 = time.perf_counter()
+    summary = run_sweep(cfgs, workers=workers, threads=1, results_dir=results_dir, progress=False)
+    seconds, n = time.perf_counter() - t0, len(summary['done'])
+    row = dict(label=label, workers=workers, threads_per_worker=1, cores=os.cpu_count(), trained=n, failed=len(summary['failed']),
+               skipped=len(summary['skipped']) + len(summary['in_progress']), seconds=round(seconds, 1),
+               runs_per_hour=round(3600 * n / seconds, 2) if n else float('nan'))
+    if out is not None:
+        out = Path(out); old = pd.read_csv(out) if out.exists() else None
+        df = pd.concat([old, pd.DataFrame([row])], ignore_index=True) if old is not None else pd.DataFrame([row])
+        atomic_write(out, lambda tmp: df.to_csv(tmp, index=False), suffix='.csv')
+    return row

@@ -44,10 +44,10 @@ def auroc_score(algo, val: ISMTS) -> float:
 # %% ../nbs/12_realworld.ipynb #a082f213
 REALWORLD_DATASETS = dict(eicu_demo=load_eicu_demo, p12=load_p12, p19=load_p19)
 REALWORLD_TARGETS = dict(eicu_demo=EICU_REGIONS, p12=P12_DOMAINS, p19=P19_DOMAINS)
-REALWORLD_FACTS = dict(  # (task, distribution shift, what a held-out domain is): the dataset-statistics table's words
-    eicu_demo=('ICU mortality (after 24 h)', 'Leave-one-region-out', 'regions'),
-    p12=('In-hospital mortality', 'Leave-one-ICU-type-out', 'ICU types'),
-    p19=('Sepsis (after 48 h)', 'Train on one hospital system, test on the other', 'hospital systems'))
+REALWORLD_FACTS = dict(  # (task, input window, distribution shift, what a held-out domain is): the dataset-statistics table's words
+    eicu_demo=('ICU mortality (after 24 h)', 'first 24 h, hourly', 'Leave-one-region-out', 'regions'),
+    p12=('In-hospital mortality', 'first 48 h, irregular times', 'Leave-one-ICU-type-out', 'ICU types'),
+    p19=('Sepsis (after 48 h)', 'first 48 h, hourly', 'Train on one hospital system, test on the other', 'hospital systems'))
 
 def clinical_defaults(dataset: str) -> dict:
     "The task-specific config keys of a clinical dataset, with their defaults."
@@ -210,11 +210,10 @@ def clinical_statistics(dataset: str,  # a key of REALWORLD_DATASETS
     cfg = make_config(dataset=dataset, seed=seed, **({'target': target} if target is not None else {}))
     train, val, test = domain_split(data, cfg['target'], seed=seed, val_frac=cfg['val_frac'])
     x = data.x; N, L, D = x.shape
-    dt = float(x.t[0, 1] - x.t[0, 0])
     count = lambda p: f"{len(p):,} ({int((p.y == 0).sum()):,} / {int(p.y.sum()):,})"
-    task, shift, unit = REALWORLD_FACTS[dataset]
+    task, window, shift, unit = REALWORLD_FACTS[dataset]
     return pd.Series({'Task': task, '# Classes': int(x.y.max()) + 1, '# Features F': D, 'Sequence length T': L,
-                      'Time window': f"{L * dt:g} h", 'Observed fraction': f"{x.m.mean().item():.1%} (native)",
+                      'Time window': window, 'Observed fraction': f"{x.m.mean().item():.1%} (native)",
                       'Distribution shift': shift, '# Test conditions': f"{len(REALWORLD_TARGETS[dataset])} {unit}",
                       'Train': count(train), 'Val': count(val), 'Test': count(test), 'Total': f"{len(train) + len(val) + len(test):,}",
                       'Split counted': f"{cfg['target']} held out, seed {seed}"},

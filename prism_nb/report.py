@@ -14,9 +14,10 @@ from .core import repo_root, atomic_write
 from .experiment import make_config, record_path, read_record
 
 # %% auto #0
-__all__ = ['PAPER_RC', 'ABLATION_ROWS', 'COVERAGE', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table',
-           'versus_paper', 'paper_style', 'to_markdown', 'save_table', 'save_figure', 'harc_records',
-           'harc_result_table', 'twin_wide', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
+__all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
+           'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
+           'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
+           'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
            'coverage_table', 'paper_labels', 'compute_ledger']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
@@ -171,6 +172,58 @@ def twin_wide(twin: pd.DataFrame) -> pd.DataFrame:
     df.index = pd.MultiIndex.from_tuples(df.index, names=['row', 'source'])
     return df
 
+# %% ../nbs/11_report.ipynb #d99cd856
+BACKBONE_TABLE_METHODS = ('erm', 'mldg', 'manydg', 'mixup', 'mmd', 'prism')  # the rows of the paper's tab:backbone
+BACKBONE_TABLE_BACKBONES = ('cnn_m', 'cnn_l', 'seft', 'mtand', 'grud')  # its blocks, in its order
+
+def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) -> tuple:
+    "(table with a (backbone, method) index, its twin beside the paper or None, the records with a backbone column)."
+    from prism_nb.algorithms import algorithm_class
+    from prism_nb.backbones import BACKBONE_DISPLAY
+    from prism_nb.sampling import HARC_CONDITIONS
+    cols = HARC_CONDITIONS + ['Avg.']
+    rows = {algorithm_class(m).display: {'method': m} for m in BACKBONE_TABLE_METHODS}
+    paper = reported('tab:backbone') if with_paper and (paper_dir() / 'reported.csv').exists() else None
+    tables, twins, recs = [], [], []
+    for b in BACKBONE_TABLE_BACKBONES:
+        name = BACKBONE_DISPLAY[b]
+        table, _, r = harc_result_table(rows, seeds, results_dir, paper_table=None, backbone=b)
+        tables.append(pd.concat({name: table.drop(columns='threads', errors='ignore')}, names=['Backbone']))
+        if len(r): recs.append(r.assign(backbone=b))
+        if paper is not None:
+            summ = summarize(r, 'row', cols) if len(r) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+            twins.append(versus_paper(summ, 'row', paper[paper.block == name], {k: k for k in rows}, cols).assign(block=name))
+    twin = pd.concat(twins, ignore_index=True) if twins else None
+    return pd.concat(tables), twin, (pd.concat(recs, ignore_index=True) if recs else pd.DataFrame(columns=['row', 'seed', 'backbone']))
+
+# %% ../nbs/11_report.ipynb #f178c05a
+def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
+    "Two panels (Random; mean of the shifted conditions): accuracy per backbone and method, mean ± se over seeds."
+    import matplotlib.pyplot as plt, seaborn as sns
+    from prism_nb.algorithms import algorithm_class
+    from prism_nb.backbones import BACKBONE_DISPLAY
+    from prism_nb.sampling import HARC_CONDITIONS
+    if axes is None: _, axes = plt.subplots(1, 2, figsize=(12, 3.6), sharey=True)
+    names = [algorithm_class(m).display for m in BACKBONE_TABLE_METHODS]
+    colors = dict(zip(names, sns.color_palette('colorblind', len(names))))
+    recs = recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1)) if len(recs) else recs
+    width, labelled = 0.8 / len(names), set()
+    for ax, col, title in [(axes[0], 'Random', 'Random (source sampling)'), (axes[1], 'shifted', 'Mean of the 7 shifted conditions')]:
+        for j, name in enumerate(names):
+            for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
+                g = recs[(recs.row == name) & (recs.backbone == b)] if len(recs) else recs
+                if not len(g): continue
+                se = g[col].std() / np.sqrt(len(g)) if len(g) > 1 else 0
+                ax.bar(i + (j - (len(names) - 1) / 2) * width, g[col].mean(), width, yerr=se, capsize=1.5, color=colors[name],
+                       edgecolor='k' if name == 'PRISM' else 'none', label=None if name in labelled else name)
+                labelled.add(name)
+        ax.set_xticks(range(len(BACKBONE_TABLE_BACKBONES)), [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES])
+        ax.set_title(title); ax.set_ylim(40, 100)
+    axes[0].set_ylabel('accuracy (%)')
+    if labelled: axes[0].legend(fontsize=8, ncol=2, loc='lower right')
+    axes[0].figure.tight_layout()
+    return axes[0].figure
+
 # %% ../nbs/11_report.ipynb #f0fa7c5f
 def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=None) -> dict:
     "Render `harc_sample_masks` and `harc_construction` from the HAR data; returns the figures."
@@ -243,9 +296,9 @@ COVERAGE = [  # (label, files, status, reason)
     ('fig:eicu_hospital_masks', 'figures/eicu_hospital_masks.png', 'reproduced on substitute data', 'the eICU demo (20 hospitals with >= 10 stays), not the full eICU'),
     ('tab:eicu', 'tables/eicu.md tables/eicu_vs_paper.md', 'reproduced on substitute data', 'the eICU demo (1,248 stays), not the full eICU (the paper\'s 208 hospitals)'),
     ('tab:pam_lso', '', 'not reproducible here', "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is implemented and tested on a fixture (10_pam)"),
-    ('tab:backbone', '', 'not yet reproduced', 'ERM only on the other backbones so far; MLDG, ManyDG, Mixup, MMD and PRISM runs are pending: '
+    ('tab:backbone', 'tables/backbone.md tables/backbone_vs_paper.md', 'not yet reproduced', 'the table is rendered, with ERM only on the other backbones so far; MLDG, ManyDG, Mixup, MMD and PRISM runs are pending: '
      "PRISM's epoch on the larger backbones costs several times its CNN epoch (tables/bench.md, column x_erm_same_backbone), so the sweep spans several 2-core sessions"),
-    ('fig:backbone_generalization', '', 'not yet reproduced', 'depends on the backbone table runs'),
+    ('fig:backbone_generalization', 'figures/backbone_generalization.png', 'not yet reproduced', 'rendered from the backbone table runs, ERM only so far'),
     ('tab:ablation', 'tables/ablation.md tables/ablation_vs_paper.md', 'reproduced on substitute data',
      'HAR-C as in the paper (3 seeds, the paper 10); the eICU columns on the eICU demo cohort, not the full eICU'),
     ('tab:ablation_eicu', 'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md', 'reproduced on substitute data',
@@ -275,8 +328,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
     c = r['config']
     if kind == 'harc':
         if c['channels'] != 'acc_gyro': return ['harc_body_gyro']
-        if c['backbone'] != 'cnn': return ['fig:a1_backbones', 'tab:backbone']
-        out = ['tab:harc'] if c['variant'] == 'full' else []
+        if c['backbone'] != 'cnn': return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + ['tab:backbone', 'fig:backbone_generalization']
+        out = ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []  # fig:ablations: the cost panel, and PRISM's default point
         out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
         return out + (['tab:ablation'] if any(c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
                                               for o in ABLATION_ROWS.values()) else [])
@@ -288,6 +341,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
     if kind == 'harc_shortcut': return ['fig:analysis_severity_shortcut'] + (['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else [])
     if kind == 'harc_severity': return ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
     if kind == 'harc_concentration': return ['harc_concentration']
+    if kind == 'harc_probes': return ['fig:branch_information']
+    if kind == 'harc_sensitivity': return ['fig:ablations']
     return []
 
 def compute_ledger(results_dir=None) -> pd.DataFrame:
