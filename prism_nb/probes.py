@@ -195,6 +195,6 @@ def plot_branch_information(df, axes=None):
             ax.set_xticks(range(len(st)), st.index)
         ax.set_title(title); ax.set_ylabel(ylabel)
         if k == 'auroc': ax.axhline(0.5, color='0.6', lw=0.8, ls=':')
-    axes[0].axhline(0, color='0.6', lw=0.8, ls=':'); axes[0].legend(fontsize=8)
+    axes[0].axhline(0, color='0.6', lw=0.8, ls=':'); axes[1].legend(fontsize=8, loc='lower left')
     axes[0].figure.tight_layout()
     return axes[0].figure

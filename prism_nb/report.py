@@ -218,7 +218,7 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
                        edgecolor='k' if name == 'PRISM' else 'none', label=None if name in labelled else name)
                 labelled.add(name)
         ax.set_xticks(range(len(BACKBONE_TABLE_BACKBONES)), [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES])
-        ax.set_title(title); ax.set_ylim(40, 100)
+        ax.set_title(title); ax.set_ylim(40, 100); ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
     axes[0].set_ylabel('accuracy (%)')
     if labelled: axes[0].legend(fontsize=8, ncol=2, loc='lower right')
     axes[0].figure.tight_layout()

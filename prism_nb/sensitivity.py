@@ -56,7 +56,9 @@ def sensitivity_configs(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common)
     return out
 
 # %% ../nbs/16_sensitivity.ipynb #9e9e7fee
-def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir=None, **common):
+def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir=None,
+                      complete_seeds: bool = True,  # keep, per curve, only the seeds recorded at all its values
+                      **common):
     "One row per recorded grid point and seed: parameter, value, seed, HAR-C Avg., CPU seconds, pretraining reused."
     import pandas as pd
     results_dir = Path(results_dir or repo_root() / 'results'); rows = []
@@ -66,13 +68,19 @@ def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir
         r = read_record(p)
         rows.append(dict(parameter=k, value=v, seed=s, avg=r['avg'], cpu_seconds=r['timing']['total_seconds'] * (r.get('torch_threads') or 1),
                          pretrain_reused=r.get('pretrain_reused') is not None))
-    return pd.DataFrame(rows, columns=['parameter', 'value', 'seed', 'avg', 'cpu_seconds', 'pretrain_reused'])
+    df = pd.DataFrame(rows, columns=['parameter', 'value', 'seed', 'avg', 'cpu_seconds', 'pretrain_reused'])
+    if complete_seeds and len(df):
+        n_values = df.parameter.map({k: len(v) for k, v in grid.items()})
+        full = df.groupby(['parameter', 'seed']).value.transform('nunique') == n_values
+        df = df[full].reset_index(drop=True)
+    return df
 
 def sensitivity_table(df) -> "pd.DataFrame":
     "HAR-C Avg. mean ± se per parameter value, with the number of seeds."
     from prism_nb.report import pm
     st = _mean_se(df, ['parameter', 'value'], 'avg')
     st['HAR-C Avg.'] = [pm(m, s) for m, s in zip(st['mean'], st['se'])]
+    st['value'] = [f'{v:g}' for v in st['value']]  # K as 4, not 4.0, beside the rates
     return st.rename(columns={'count': 'seeds'}).set_index(['parameter', 'value'])[['HAR-C Avg.', 'seeds']]
 
 # %% ../nbs/16_sensitivity.ipynb #39ffa69e
@@ -110,11 +118,11 @@ def plot_ablations(sens, eff, axes=None):
             ax.legend(fontsize=8)
         ax.set_xlabel(SENSITIVITY_LABELS[k]); ax.set_ylabel('HAR-C Avg. accuracy (%)')
     ax = axes[3]
-    for i, r in enumerate(eff.itertuples()):
+    for i, r in enumerate(eff.sort_values('avg').itertuples()):  # labels alternate above and below, so neighbours do not overprint
         prism = r.method == 'prism'
         ax.errorbar(r.cpu_minutes, r.avg, r.avg_se, xerr=r.cpu_minutes_se, fmt='*' if prism else 'o', ms=11 if prism else 5,
                     color=CB[3] if prism else CB[0], capsize=2)
-        ax.annotate(r.name, (r.cpu_minutes, r.avg), fontsize=7, xytext=(3, 3), textcoords='offset points')
+        ax.annotate(r.name, (r.cpu_minutes, r.avg), fontsize=7, xytext=(4, 2 if i % 2 else -8), textcoords='offset points')
     ax.set_xscale('log'); ax.set_xlabel('CPU minutes per run (log)'); ax.set_ylabel('HAR-C Avg. accuracy (%)')
     ax.set_title('Training cost vs. accuracy', fontsize=9)
     axes[0].figure.tight_layout()
