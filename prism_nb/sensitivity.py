@@ -123,7 +123,10 @@ def plot_ablations(sens, eff, axes=None):
         ax.errorbar(r.cpu_minutes, r.avg, r.avg_se, xerr=r.cpu_minutes_se, fmt='*' if prism else 'o', ms=11 if prism else 5,
                     color=CB[3] if prism else CB[0], capsize=2)
         ax.annotate(r.name, (r.cpu_minutes, r.avg), fontsize=7, xytext=(4, 2 if i % 2 else -8), textcoords='offset points')
+    from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
     ax.set_xscale('log'); ax.set_xlabel('CPU minutes per run (log)'); ax.set_ylabel('HAR-C Avg. accuracy (%)')
+    ax.xaxis.set_major_locator(LogLocator(subs=(1., 2., 5.))); ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_title('Training cost vs. accuracy', fontsize=9)
     axes[0].figure.tight_layout()
     return axes[0].figure
