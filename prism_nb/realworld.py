@@ -170,7 +170,7 @@ def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
                     cells['Avg. AUROC'], cells['Avg. AUPRC'] = g.auroc.mean(), g.auprc.mean()
                 long.append({'row': name, 'seed': seed, **cells})
     df = pd.DataFrame(long, columns=['row', 'seed'] + cols)
-    summ = summarize(df, 'row', cols) if len(df) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+    summ = summarize(df, 'row', cols)
     return summ, cols
 
 def realworld_table(dataset: str,  # a key of REALWORLD_DATASETS
@@ -197,7 +197,7 @@ def sensors_out_table(dataset: str, rows: dict | None = None, results_dir=None, 
                 long.append({'row': name, 'seed': seed, '0%': g.auroc.mean(),
                              **{f'{f:.0%}': g[f'so{f:.1f}_auroc'].mean() for f in PAM_FRACTIONS if f'so{f:.1f}_auroc' in g}})
     df = pd.DataFrame(long, columns=['row', 'seed'] + cols)
-    summ = summarize(df, 'row', cols) if len(df) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+    summ = summarize(df, 'row', cols)
     return wide_table(summ, 'row', list(rows), cols)
 
 # %% ../nbs/12_realworld.ipynb #b41ab02e
@@ -262,7 +262,7 @@ def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_dem
     shifted = [c for c in HARC_CONDITIONS if c != 'Random']
     if len(recs): recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
     cols = ['HAR-C Avg.', 'HAR-C Worst']
-    har = summarize(recs, 'row', cols) if len(recs) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+    har = summarize(recs, 'row', cols)
     clin, _ = realworld_summary(clinical, {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()}, results_dir)
     clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(column=lambda d: d.column.str.replace('Avg.', 'eICU'))
     summ = pd.concat([har, clin], ignore_index=True)

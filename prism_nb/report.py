@@ -37,7 +37,8 @@ def load_records(experiment: str = 'harc',  # results subfolder
 
 # %% ../nbs/11_report.ipynb #a76c3233
 def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
-    "Mean, standard error (ddof=1) and count of `cols` per group of `by`; long format."
+    "Mean, standard error (ddof=1) and count of `cols` per group of `by`; long format (no rows when `df` has none)."
+    if not len(df): return pd.DataFrame(columns=[*([by] if isinstance(by, str) else by), 'column', 'mean', 'se', 'n'])
     g = df.groupby(by, sort=False)[list(cols)]
     mean, std, n = g.mean(), g.std(ddof=1), g.count()
     out = []
@@ -145,18 +146,22 @@ def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM':
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
 
 def harc_result_table(rows: dict, seeds=range(3), results_dir=None, paper_table: str | None = 'tab:harc',
-                      paper_rows: dict | None = None, **common):
+                      paper_rows: dict | None = None,
+                      paper_block: str | None = None,  # only this block of the paper's table (e.g. a backbone of tab:backbone)
+                      **common):
     "The paper-layout table (mean ± se over seeds) and, when `paper_table` is given, its twin beside the paper."
     from prism_nb.sampling import HARC_CONDITIONS
     cols = HARC_CONDITIONS + ['Avg.']
     recs = harc_records(rows, seeds, results_dir, **common)
-    summ = summarize(recs, 'row', cols) if len(recs) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
+    summ = summarize(recs, 'row', cols)
     table = wide_table(summ, 'row', list(rows), cols)
     if len(recs) and recs.threads.nunique() > 1:  # say so when a table mixes thread counts (records differ in the last bits)
         table['threads'] = [', '.join(str(t) for t in sorted(recs.threads[recs.row == r].dropna().unique())) for r in rows]
     twin = None
     if paper_table and (paper_dir() / 'reported.csv').exists():
-        twin = versus_paper(summ, 'row', reported(paper_table), paper_rows or {r: r for r in rows}, cols)
+        paper = reported(paper_table)
+        if paper_block is not None: paper = paper[paper.block == paper_block]
+        twin = versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows}, cols)
     return table, twin, recs
 
 # %% ../nbs/11_report.ipynb #c2994ca5
@@ -180,19 +185,15 @@ def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) ->
     "(table with a (backbone, method) index, its twin beside the paper or None, the records with a backbone column)."
     from prism_nb.algorithms import algorithm_class
     from prism_nb.backbones import BACKBONE_DISPLAY
-    from prism_nb.sampling import HARC_CONDITIONS
-    cols = HARC_CONDITIONS + ['Avg.']
     rows = {algorithm_class(m).display: {'method': m} for m in BACKBONE_TABLE_METHODS}
-    paper = reported('tab:backbone') if with_paper and (paper_dir() / 'reported.csv').exists() else None
     tables, twins, recs = [], [], []
     for b in BACKBONE_TABLE_BACKBONES:
         name = BACKBONE_DISPLAY[b]
-        table, _, r = harc_result_table(rows, seeds, results_dir, paper_table=None, backbone=b)
+        table, twin, r = harc_result_table(rows, seeds, results_dir, paper_table='tab:backbone' if with_paper else None,
+                                           paper_block=name, backbone=b)
         tables.append(pd.concat({name: table.drop(columns='threads', errors='ignore')}, names=['Backbone']))
         if len(r): recs.append(r.assign(backbone=b))
-        if paper is not None:
-            summ = summarize(r, 'row', cols) if len(r) else pd.DataFrame(columns=['row', 'column', 'mean', 'se', 'n'])
-            twins.append(versus_paper(summ, 'row', paper[paper.block == name], {k: k for k in rows}, cols).assign(block=name))
+        if twin is not None: twins.append(twin.assign(block=name))
     twin = pd.concat(twins, ignore_index=True) if twins else None
     return pd.concat(tables), twin, (pd.concat(recs, ignore_index=True) if recs else pd.DataFrame(columns=['row', 'seed', 'backbone']))
 
