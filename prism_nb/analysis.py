@@ -23,7 +23,7 @@ from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAUL
 __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',
            'load_shortcut', 'evaluate_shortcut', 'shortcut_record_stem', 'evaluation_path', 'evaluation_record',
            'check_severity_design', 'severity_curves', 'concentration_masks', 'concentration_grid',
-           'section3_evaluations', 'severity_frame', 'shortcut_frame', 'concentration_frame',
+           'evaluate_saved_runs', 'section3_evaluations', 'severity_frame', 'shortcut_frame', 'concentration_frame',
            'plot_analysis_severity_shortcut', 'plot_backbone_severity', 'harc_bias_summary', 'plot_dg_shortcut',
            'concentration_table', 'section3_findings']
 
@@ -148,25 +148,31 @@ def concentration_grid(algo, cfg: dict, design: dict = CONCENTRATION_DESIGN) -> 
                 rows.append(dict(region=where, width=width, share=share, accuracy=accuracy(algo, x.with_mask(m))))
     return rows
 
+# %% ../nbs/14_analysis.ipynb #5a632464
+def evaluate_saved_runs(jobs,  # (what, config overrides for `make_config`, evaluate(record path)) per evaluation
+                        results_dir=None, progress: bool = True) -> dict:
+    "Evaluate the saved run of each job's config; {'made': [(record, what)], 'missing': [(record, why)]}."
+    from prism_nb.experiment import make_config, record_path
+    results_dir = Path(results_dir or repo_root() / 'results'); made, missing = [], []
+    for what, overrides, evaluate in jobs:
+        src = record_path(make_config(**overrides), results_dir)
+        if not src.exists(): missing.append((src.name, 'no record')); continue
+        try: evaluate(src); made.append((src.name, what))
+        except FileNotFoundError as e: missing.append((src.name, str(e)))
+        if progress: print(f'{what} {src.name}', flush=True)
+    return dict(made=made, missing=missing)
+
 # %% ../nbs/14_analysis.ipynb #418efe85
 def section3_evaluations(methods=('erm', 'prism'), backbones=('cnn',), seeds=range(3), results_dir=None,
                          severity_backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'), progress: bool = True) -> dict:
     "Severity (every backbone's ERM, and `methods` on the CNN) and concentration (`methods` on `backbones`) records of the saved runs."
-    from prism_nb.experiment import make_config, record_path
-    results_dir = Path(results_dir or repo_root() / 'results'); made, missing = [], []
+    from functools import partial
+    evaluate = {'sev': partial(evaluation_record, kind='harc_severity', design=SEVERITY_DESIGN, evaluate_fn=severity_curves),
+                'conc': partial(evaluation_record, kind='harc_concentration', design=CONCENTRATION_DESIGN, evaluate_fn=concentration_grid)}
     todo = [(m, b, 'sev') for m in methods for b in backbones] + [('erm', b, 'sev') for b in severity_backbones if b not in backbones] + \
            [(m, b, 'conc') for m in methods for b in backbones]
-    for m, b, what in todo:
-        for s in seeds:
-            src = record_path(make_config(method=m, backbone=b, seed=s), results_dir)
-            if not src.exists(): missing.append((src.name, 'no record')); continue
-            try:
-                if what == 'sev': evaluation_record(src, 'harc_severity', SEVERITY_DESIGN, severity_curves)
-                else: evaluation_record(src, 'harc_concentration', CONCENTRATION_DESIGN, concentration_grid)
-                made.append((src.name, what))
-            except FileNotFoundError as e: missing.append((src.name, str(e)))
-            if progress: print(f'{what} {src.name}', flush=True)
-    return dict(made=made, missing=missing)
+    return evaluate_saved_runs([(what, dict(method=m, backbone=b, seed=s), evaluate[what]) for m, b, what in todo for s in seeds],
+                               results_dir, progress)
 
 # %% ../nbs/14_analysis.ipynb #2c3123b3
 def _records(folder: Path) -> list:

@@ -15,7 +15,7 @@ from .sampling import HARC_CONDITIONS
 from .engine import model_device
 from .experiment import (ConfigError, build_algorithm, harc_splits, harc_info, observe, pretrain_checkpoint_path,
                                  default_checkpoints_dir, results_dir_of, read_record, check_int, task_of)
-from .analysis import evaluation_record, _records, _mean_se
+from .analysis import evaluation_record, evaluate_saved_runs, _records, _mean_se
 
 # %% auto #0
 __all__ = ['PROBE_DESIGN', 'PROBE_STAGES', 'PROBE_ENCODERS', 'encoder_embeddings', 'value_probe_r2', 'pattern_probe_auroc',
@@ -144,16 +144,9 @@ def probe_record(source,  # a PRISM run's record (.json path)
 
 # %% ../nbs/15_probes.ipynb #6bfbf1f2
 def probe_records(seeds=range(3), results_dir=None, design: dict = PROBE_DESIGN, variant: str = 'full', progress: bool = True) -> dict:
-    "Probe records of the default PRISM runs on HAR-C; {'made': [...], 'missing': [(record, why)]}."
-    from prism_nb.experiment import make_config, record_path
-    results_dir = Path(results_dir or repo_root() / 'results'); made, missing = [], []
-    for s in seeds:
-        src = record_path(make_config(method='prism', variant=variant, seed=s), results_dir)
-        if not src.exists(): missing.append((src.name, 'no record')); continue
-        try: probe_record(src, design); made.append(src.name)
-        except FileNotFoundError as e: missing.append((src.name, str(e)))
-        if progress: print(f'probes {src.name}', flush=True)
-    return dict(made=made, missing=missing)
+    "Probe records of the default PRISM runs on HAR-C; {'made': [(record, 'probes')], 'missing': [(record, why)]}."
+    return evaluate_saved_runs([('probes', dict(method='prism', variant=variant, seed=s), partial(probe_record, design=design)) for s in seeds],
+                               results_dir, progress)
 
 def probe_frame(results_dir=None, design: dict = PROBE_DESIGN):
     "One row per (run, stage, encoder, probe): method, variant, seed, stage, encoder, probe ('r2' or 'auroc'), score."

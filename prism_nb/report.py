@@ -18,7 +18,7 @@ __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'AB
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
            'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
            'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
-           'coverage_table', 'paper_labels', 'compute_ledger']
+           'compute_ledger', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -279,50 +279,6 @@ ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:abla
 }
 
 
-# %% ../nbs/11_report.ipynb #d02a24a9
-COVERAGE = [  # (label, files, status, reason)
-    ('fig:concept', '', 'not reproducible here', 'a concept diagram, drawn by hand: there is nothing to compute'),
-    ('fig:harc_sample_masks', 'figures/harc_sample_masks.png', 'reproduced', ''),
-    ('fig:harc_construction', 'figures/harc_construction.png', 'reproduced', ''),
-    ('tab:dataset-statistics', 'tables/dataset-statistics.md', 'reproduced on substitute data',
-     "HAR-C as in the paper; columns for the clinical data we run (the eICU demo instead of the full eICU, P12, P19), counted from the splits the runs use; "
-     "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and observed fraction left blank (they need the signals)"),
-    ('tab:harc', 'tables/harc.md tables/harc_vs_paper.md', 'reproduced', '10 seeds, as in the paper; HAR windows rebuilt from the raw HAPT recordings'),
-    ('tab:ablation_full', 'tables/ablation_full.md tables/ablation_full_vs_paper.md', 'reproduced', 'fewer seeds than the paper\'s 10 for the variants so far (the seeds column says how many)'),
-    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced', 'ERM as in the paper (3 seeds); PRISM added beside it (severity and shortcut curves, 3 seeds each)'),
-    ('fig:a1_backbones', 'figures/a1_backbones.png', 'reproduced', 'ERM on the six backbones, 3 seeds each (models retrained with checkpoints; mTAND and GRU-D with their fast implementations)'),
-    ('tab:harc-bias', 'tables/harc-bias.md tables/harc-bias_vs_paper.md', 'reproduced', '14 methods, 3 seeds (the paper 10); our mask-following rate beside it'),
-    ('fig:dg_realworld_shortcut', 'figures/dg_realworld_shortcut.png', 'reproduced on substitute data',
-     'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C panels on our records'),
-    ('fig:eicu_hospital_masks', 'figures/eicu_hospital_masks.png', 'reproduced on substitute data', 'the eICU demo (20 hospitals with >= 10 stays), not the full eICU'),
-    ('tab:eicu', 'tables/eicu.md tables/eicu_vs_paper.md', 'reproduced on substitute data', 'the eICU demo (1,248 stays), not the full eICU (the paper\'s 208 hospitals)'),
-    ('tab:pam_lso', '', 'not reproducible here', "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is implemented and tested on a fixture (10_pam)"),
-    ('tab:backbone', 'tables/backbone.md tables/backbone_vs_paper.md', 'not yet reproduced', 'the table is rendered, with ERM only on the other backbones so far; MLDG, ManyDG, Mixup, MMD and PRISM runs are pending: '
-     "PRISM's epoch on the larger backbones costs several times its CNN epoch (tables/bench.md, column x_erm_same_backbone), so the sweep spans several 2-core sessions"),
-    ('fig:backbone_generalization', 'figures/backbone_generalization.png', 'not yet reproduced', 'rendered from the backbone table runs, ERM only so far'),
-    ('tab:ablation', 'tables/ablation.md tables/ablation_vs_paper.md', 'reproduced on substitute data',
-     'HAR-C as in the paper (3 seeds, the paper 10); the eICU columns on the eICU demo cohort, not the full eICU'),
-    ('tab:ablation_eicu', 'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md', 'reproduced on substitute data',
-     'the ten variants on the eICU demo cohort (3 seeds x 4 held-out regions), not the full eICU'),
-    ('fig:branch_information', 'figures/branch_information.png tables/branch_information.md', 'reproduced',
-     "the paper gives no probe protocol; ours (15_probes): ridge R² on the cells the encoder did not see, logistic AUROC over the eight conditions, source windows, 3 seeds"),
-    ('fig:ablations', 'figures/ablations.png tables/sensitivity.md tables/efficiency.md', 'reproduced',
-     'r_t, r_f, K one at a time, 3 seeds, reusing the pretrained encoders; times are CPU time from the records of a shared 2-core machine'),
-    ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced', "rendered from the library's defaults; PAM has no row (no signals)"),
-]
-
-def coverage_table() -> pd.DataFrame:
-    "The coverage map as a table: label, kind, files, status, reason."
-    df = pd.DataFrame(COVERAGE, columns=['label', 'files', 'status', 'reason'])
-    df.insert(1, 'kind', df.label.str.split(':').str[0].map({'fig': 'figure', 'tab': 'table'}))
-    return df
-
-def paper_labels(tex=None) -> list:
-    "Every fig:/tab: label of the paper's LaTeX source."
-    import re
-    text = Path(tex or paper_dir() / 'paper.tex').read_text()
-    return sorted(set(re.findall(r'\\label\{((?:fig|tab):[^}]+)\}', text)))
-
 # %% ../nbs/11_report.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
     "The paper artefacts a record feeds."
@@ -346,15 +302,87 @@ def _artefacts_of(kind: str, r: dict) -> list:
     if kind == 'harc_sensitivity': return ['fig:ablations']
     return []
 
+def _cell_of(kind: str, r: dict) -> str:
+    "What a record measures apart from its seed: its kind, config without the seed, and an evaluation's design."
+    c = {k: v for k, v in r['config'].items() if k != 'seed'}
+    return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
+
 def compute_ledger(results_dir=None) -> pd.DataFrame:
-    "Per artefact: the number of records behind it and their CPU hours."
+    "Per artefact: its records, CPU hours, distinct settings (`cells`) and the fewest/most seeds behind one setting."
     root = Path(results_dir or repo_root() / 'results'); rows = []
     for p in sorted(root.rglob('*.json')):
         kind = p.relative_to(root).parts[0]
         r = read_record(p)
         secs = r['timing']['total_seconds'] * (r.get('torch_threads') or 1) if 'timing' in r else r.get('seconds', 0.)
-        rows += [dict(artefact=a, seconds=secs) for a in _artefacts_of(kind, r)]
-    df = pd.DataFrame(rows, columns=['artefact', 'seconds'])
+        rows += [dict(artefact=a, seconds=secs, cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
+    df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed'])
     out = df.groupby('artefact').seconds.agg(['count', 'sum']).rename(columns={'count': 'records', 'sum': 'cpu_hours'})
     out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
+    per_cell = df.groupby(['artefact', 'cell']).seed.nunique().groupby('artefact')
+    out['cells'], out['min_seeds'], out['max_seeds'] = per_cell.size(), per_cell.min(), per_cell.max()
     return out.sort_values('cpu_hours', ascending=False)
+
+# %% ../nbs/11_report.ipynb #d02a24a9
+COVERAGE = [  # (label, files, status, reason)
+    ('fig:concept', '', 'not reproducible here', 'a concept diagram, drawn by hand: there is nothing to compute'),
+    ('fig:harc_sample_masks', 'figures/harc_sample_masks.png', 'reproduced', ''),
+    ('fig:harc_construction', 'figures/harc_construction.png', 'reproduced', ''),
+    ('tab:dataset-statistics', 'tables/dataset-statistics.md', 'reproduced on substitute data',
+     "HAR-C as in the paper; columns for the clinical data we run (the eICU demo instead of the full eICU, P12, P19), counted from the splits the runs use; "
+     "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and observed fraction left blank (they need the signals)"),
+    ('tab:harc', 'tables/harc.md tables/harc_vs_paper.md', 'reproduced', 'HAR windows rebuilt from the raw HAPT recordings'),
+    ('tab:ablation_full', 'tables/ablation_full.md tables/ablation_full_vs_paper.md', 'reproduced', ''),
+    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced', 'ERM as in the paper; PRISM added beside it (severity and shortcut curves)'),
+    ('fig:a1_backbones', 'figures/a1_backbones.png', 'reproduced', 'ERM on the six backbones (models retrained with checkpoints; mTAND and GRU-D with their fast implementations)'),
+    ('tab:harc-bias', 'tables/harc-bias.md tables/harc-bias_vs_paper.md', 'reproduced', '14 methods; our mask-following rate beside it'),
+    ('fig:dg_realworld_shortcut', 'figures/dg_realworld_shortcut.png', 'reproduced on substitute data',
+     'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C panels on our records'),
+    ('fig:eicu_hospital_masks', 'figures/eicu_hospital_masks.png', 'reproduced on substitute data', 'the eICU demo (20 hospitals with >= 10 stays), not the full eICU'),
+    ('tab:eicu', 'tables/eicu.md tables/eicu_vs_paper.md', 'reproduced on substitute data', 'the eICU demo, not the full eICU (the paper\'s 208 hospitals)'),
+    ('tab:pam_lso', '', 'not reproducible here', "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is implemented and tested on a fixture (10_pam)"),
+    ('tab:backbone', 'tables/backbone.md tables/backbone_vs_paper.md', None, None),  # status and reason: backbone_coverage()
+    ('fig:backbone_generalization', 'figures/backbone_generalization.png', None, None),
+    ('tab:ablation', 'tables/ablation.md tables/ablation_vs_paper.md', 'reproduced on substitute data',
+     'HAR-C as in the paper; the eICU columns on the eICU demo cohort, not the full eICU'),
+    ('tab:ablation_eicu', 'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md', 'reproduced on substitute data',
+     'the ten variants on the eICU demo cohort (each of its 4 regions held out), not the full eICU'),
+    ('fig:branch_information', 'figures/branch_information.png tables/branch_information.md', 'reproduced',
+     "the paper gives no probe protocol; ours (15_probes): ridge R² on the cells the encoder did not see, logistic AUROC over the eight conditions, source windows"),
+    ('fig:ablations', 'figures/ablations.png tables/sensitivity.md tables/efficiency.md', 'reproduced',
+     'r_t, r_f, K one at a time, reusing the pretrained encoders; times are CPU time from the records of a shared 2-core machine'),
+    ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced', "rendered from the library's defaults; PAM has no row (no signals)"),
+]
+
+def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
+    "(status, reason) of tab:backbone from its records: reproduced once every (backbone, method) cell has `min_seeds` seeds."
+    from prism_nb.backbones import BACKBONE_DISPLAY
+    from prism_nb.algorithms import algorithm_class
+    _, _, r = backbone_table(seeds=range(100), results_dir=results_dir, with_paper=False)
+    n = r.groupby(['backbone', 'row']).seed.nunique() if len(r) else pd.Series(dtype=int)
+    short = {}
+    for b in BACKBONE_TABLE_BACKBONES:
+        for m in BACKBONE_TABLE_METHODS:
+            name = algorithm_class(m).display
+            if n.get((b, name), 0) < min_seeds: short.setdefault(BACKBONE_DISPLAY[b], []).append(f'{name} ({n.get((b, name), 0)})')
+    done = [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES if BACKBONE_DISPLAY[b] not in short]
+    if not short: return 'reproduced', f'all {len(BACKBONE_TABLE_METHODS)} methods on the {len(done)} backbones'
+    return 'not yet reproduced', (f"complete (>= {min_seeds} seeds per method): {', '.join(done) or 'none'}; short of {min_seeds} seeds (seeds so far): "
+                                  + '; '.join(f"{b}: {', '.join(ms)}" for b, ms in short.items())
+                                  + ". PRISM's epoch costs several ERM epochs on the same backbone (tables/bench.md, x_erm_same_backbone), so the sweep spans several 2-core sessions")
+
+def coverage_table(results_dir=None) -> pd.DataFrame:
+    "The coverage map as a table: label, kind, files, status, reason, and the fewest-most seeds behind one setting (from the ledger)."
+    df = pd.DataFrame(COVERAGE, columns=['label', 'files', 'status', 'reason'])
+    df.insert(1, 'kind', df.label.str.split(':').str[0].map({'fig': 'figure', 'tab': 'table'}))
+    todo = df.status.isna()
+    if todo.any(): df.loc[todo, ['status', 'reason']] = backbone_coverage(results_dir=results_dir)
+    ledger = compute_ledger(results_dir)
+    seeds = {a: f'{lo}' if lo == hi else f'{lo}-{hi}' for a, lo, hi in zip(ledger.index, ledger.min_seeds.astype(int), ledger.max_seeds.astype(int))}
+    df['seeds'] = df.label.map(seeds).fillna('')
+    return df
+
+def paper_labels(tex=None) -> list:
+    "Every fig:/tab: label of the paper's LaTeX source."
+    import re
+    text = Path(tex or paper_dir() / 'paper.tex').read_text()
+    return sorted(set(re.findall(r'\\label\{((?:fig|tab):[^}]+)\}', text)))
