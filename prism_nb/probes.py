@@ -14,16 +14,16 @@ from .core import ISMTS, derive_seed, repo_root
 from .sampling import HARC_CONDITIONS
 from .engine import model_device
 from .experiment import (ConfigError, build_algorithm, harc_splits, harc_info, observe, pretrain_checkpoint_path,
-                                 default_checkpoints_dir, results_dir_of, read_record, check_int, task_of)
+                                 default_checkpoints_dir, results_dir_of, read_record, check_int, task_of, _subset)
 from .analysis import evaluation_record, evaluate_saved_runs, _records, _mean_se
 
 # %% auto #0
-__all__ = ['PROBE_DESIGN', 'PROBE_STAGES', 'PROBE_ENCODERS', 'encoder_embeddings', 'value_probe_r2', 'pattern_probe_auroc',
-           'encoder_stages', 'check_probe_design', 'branch_probes', 'probe_record', 'probe_records', 'probe_frame',
-           'probe_table', 'plot_branch_information']
+__all__ = ['PROBE_DESIGN', 'PROBE_STAGES', 'PROBE_ENCODERS', 'encoder_embeddings', 'probe_inputs', 'value_probe_r2',
+           'pattern_probe_auroc', 'encoder_stages', 'check_probe_design', 'branch_probes', 'probe_record',
+           'probe_records', 'probe_frame', 'probe_table', 'plot_branch_information']
 
 # %% ../nbs/15_probes.ipynb #88adaef5
-PROBE_DESIGN = dict(n_fit=2000, n_eval=1000, alphas=[0.01, 0.1, 1., 10., 100., 1000., 10000.], C=1.0, max_iter=2000)
+PROBE_DESIGN = dict(n_fit=2000, n_eval=1000, alphas=[0.01, 0.1, 1., 10., 100., 1000., 10000.], C=1.0, max_iter=2000, clip_to_fit=True)
 PROBE_STAGES = ('initialization', 'pretraining', 'training')
 PROBE_ENCODERS = {'E_feat': 'feature-centric E_feat', 'E_samp': 'sampling-centric E_samp'}
 
@@ -40,21 +40,31 @@ def encoder_embeddings(encoder: torch.nn.Module,  # a backbone: `encoder(v, m, t
     finally: encoder.train(was_training)
     return torch.cat(z).double().numpy()
 
+# %% ../nbs/15_probes.ipynb #a1c23f88
+def probe_inputs(z_fit: np.ndarray,  # representations of the fit windows [N, H]
+                 z_eval: np.ndarray,  # of the evaluation windows [M, H]
+                 clip: bool = True  # clip the evaluation dimensions to their range on the fit windows
+                ) -> tuple:
+    "(z_fit, z_eval) standardized on the fit windows, z_eval clipped to the fit's range per dimension."
+    from sklearn.preprocessing import StandardScaler
+    scaler = StandardScaler().fit(z_fit)
+    a, b = scaler.transform(z_fit), scaler.transform(z_eval)
+    return a, (np.clip(b, a.min(0), a.max(0)) if clip else b)
+
 # %% ../nbs/15_probes.ipynb #88f0b841
 def value_probe_r2(z_fit: np.ndarray,  # representations of the fit windows [N, H]
                    y_fit: np.ndarray,  # their fully observed values, flattened [N, L*D]
                    z_eval: np.ndarray,  # representations of the evaluation windows [M, H]
                    y_eval: np.ndarray,  # their values [M, L*D]
                    held_out: np.ndarray,  # 1 where an evaluation cell was hidden from the encoder [M, L*D]
-                   alphas=PROBE_DESIGN['alphas']  # ridge penalties, picked by leave-one-out on the fit windows
+                   alphas=PROBE_DESIGN['alphas'],  # ridge penalties, picked by leave-one-out on the fit windows
+                   clip: bool = PROBE_DESIGN['clip_to_fit']  # see `probe_inputs`
                   ) -> float:
     "R² of a linear probe z -> values on the held-out cells of the evaluation windows."
     from sklearn.linear_model import RidgeCV
-    from sklearn.preprocessing import StandardScaler
     if held_out.sum() == 0: raise ValueError('no held-out cells to score the value probe on')
-    scaler = StandardScaler().fit(z_fit)
-    probe = RidgeCV(alphas=alphas).fit(scaler.transform(z_fit), y_fit)
-    pred = probe.predict(scaler.transform(z_eval))
+    a, b = probe_inputs(z_fit, z_eval, clip)
+    pred = RidgeCV(alphas=alphas).fit(a, y_fit).predict(b)
     sse = (((y_eval - pred) ** 2) * held_out).sum()
     sst = (((y_eval - y_fit.mean(0)) ** 2) * held_out).sum()
     return float(1 - sse / sst)
@@ -65,15 +75,16 @@ def pattern_probe_auroc(z_fit: np.ndarray,  # representations [N, H]
                         z_eval: np.ndarray,  # [M, H]
                         c_eval: np.ndarray,  # [M]
                         C: float = PROBE_DESIGN['C'],  # inverse L2 penalty of the logistic regression
-                        max_iter: int = PROBE_DESIGN['max_iter']) -> float:
+                        max_iter: int = PROBE_DESIGN['max_iter'],
+                        clip: bool = PROBE_DESIGN['clip_to_fit']  # see `probe_inputs`
+                       ) -> float:
     "Macro one-vs-rest AUROC of a linear probe telling sampling conditions apart from z."
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
-    from sklearn.preprocessing import StandardScaler
     if len(np.unique(c_fit)) < 2: raise ValueError('the pattern probe needs at least two sampling conditions')
-    scaler = StandardScaler().fit(z_fit)
-    probe = LogisticRegression(C=C, max_iter=max_iter).fit(scaler.transform(z_fit), c_fit)
-    proba = probe.predict_proba(scaler.transform(z_eval))
+    a, b = probe_inputs(z_fit, z_eval, clip)
+    probe = LogisticRegression(C=C, max_iter=max_iter).fit(a, c_fit)
+    proba = probe.predict_proba(b)
     if proba.shape[1] == 2: return float(roc_auc_score(c_eval, proba[:, 1]))
     return float(roc_auc_score(c_eval, proba, multi_class='ovr', average='macro', labels=probe.classes_))
 
@@ -113,8 +124,7 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
     train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])
     for name, part, n in (('n_fit', train, design['n_fit']), ('n_eval', val, design['n_eval'])):
         if n > len(part): raise ConfigError(f"{name}={n} but the split has only {len(part)} windows")
-    pick = lambda x, n, tag: x[torch.randperm(len(x), generator=torch.Generator().manual_seed(derive_seed(cfg['seed'], 'probe', tag)))[:n]]
-    fit, ev = pick(train, design['n_fit'], 'fit'), pick(val, design['n_eval'], 'eval')
+    fit, ev = (_subset(x, design[k], derive_seed(cfg['seed'], 'probe', tag)) for x, k, tag in ((train, 'n_fit', 'fit'), (val, 'n_eval', 'eval')))
     rate, N, M = cfg['rate'], len(fit), len(ev)
     views = {part: {c: observe(x, c, rate, derive_seed(cfg['seed'], 'probe', part, c)) for c in HARC_CONDITIONS}
              for part, x in (('fit', fit), ('eval', ev))}
@@ -129,9 +139,10 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
             enc = getattr(model, e)
             z = {part: {c: encoder_embeddings(enc, x) for c, x in v.items()} for part, v in views.items()}
             out[stage][e] = dict(
-                r2=value_probe_r2(z['fit']['Random'], y_fit, z['eval']['Random'], y_eval, held, design['alphas']),
+                r2=value_probe_r2(z['fit']['Random'], y_fit, z['eval']['Random'], y_eval, held, design['alphas'], design.get('clip_to_fit', False)),
                 auroc=pattern_probe_auroc(np.concatenate(list(z['fit'].values())), labels['fit'],
-                                          np.concatenate(list(z['eval'].values())), labels['eval'], design['C'], design['max_iter']))
+                                          np.concatenate(list(z['eval'].values())), labels['eval'], design['C'], design['max_iter'],
+                                          design.get('clip_to_fit', False)))
     return out
 
 def probe_record(source,  # a PRISM run's record (.json path)

@@ -217,7 +217,7 @@ def clinical_statistics(dataset: str,  # a key of REALWORLD_DATASETS
                       'Distribution shift': shift, '# Test conditions': f"{len(REALWORLD_TARGETS[dataset])} {unit}",
                       'Train': count(train), 'Val': count(val), 'Test': count(test), 'Total': f"{len(train) + len(val) + len(test):,}",
                       'Split counted': f"{cfg['target']} held out, seed {seed}"},
-                     name={'eicu_demo': 'eICU demo', 'p12': 'P12', 'p19': 'P19'}[dataset])
+                     name=CLINICAL_TASKS[dataset].display)
 
 # %% ../nbs/12_realworld.ipynb #f7ed8e24
 def mask_only_summary(datasets=('eicu_demo', 'p12', 'p19'), results_dir=None, method: str = 'erm') -> pd.DataFrame:
