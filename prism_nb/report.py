@@ -17,8 +17,8 @@ from .experiment import make_config, record_path, read_record
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
            'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
-           'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
-           'compute_ledger', 'backbone_coverage', 'coverage_table', 'paper_labels']
+           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_figures', 'dataset_statistics',
+           'augmentation_settings', 'compute_ledger', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -224,6 +224,23 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
     if labelled: axes[0].legend(fontsize=8, ncol=2, loc='lower right')
     axes[0].figure.tight_layout()
     return axes[0].figure
+
+# %% ../nbs/11_report.ipynb #27a419a1
+def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFrame:
+    "Per setting (experiment, dataset, backbone): ManyDG runs, those whose same-space term passed `threshold`, and both groups' mean score."
+    root = Path(results_dir or repo_root() / 'results'); rows = []
+    for p in sorted(root.rglob('manydg*.json')):
+        r = read_record(p); c = r['config']
+        if 'history' not in r or c.get('method') != 'manydg' or c.get('variant', 'full') != 'full': continue
+        score = r['avg'] if 'avg' in r else r.get('group_avg', r['metrics'].get('auroc') if isinstance(r.get('metrics'), dict) else None)
+        rows.append(dict(experiment=c['experiment'], dataset=c.get('dataset', 'harc'), backbone=c['backbone'],
+                         peak=max(h['space'] for h in r['history']), score=score))
+    df = pd.DataFrame(rows, columns=['experiment', 'dataset', 'backbone', 'peak', 'score'])
+    if not len(df): return pd.DataFrame(columns=['runs', 'blew_up', 'peak', 'score_blew_up', 'score_others'])
+    df['blew_up'] = df.peak > threshold
+    g = df.groupby(['experiment', 'dataset', 'backbone'])
+    return pd.DataFrame({'runs': g.size(), 'blew_up': g.blew_up.sum(), 'peak': g.peak.max(),
+                         'score_blew_up': g.apply(lambda x: x.score[x.blew_up].mean()), 'score_others': g.apply(lambda x: x.score[~x.blew_up].mean())})
 
 # %% ../nbs/11_report.ipynb #f0fa7c5f
 def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=None) -> dict:
