@@ -204,25 +204,30 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
     from prism_nb.algorithms import algorithm_class
     from prism_nb.backbones import BACKBONE_DISPLAY
     from prism_nb.sampling import HARC_CONDITIONS
+    from prism_nb.data import HAR_CLASSES
     if axes is None: _, axes = plt.subplots(1, 2, figsize=(12, 3.6), sharey=True)
     names = [algorithm_class(m).display for m in BACKBONE_TABLE_METHODS]
     colors = dict(zip(names, sns.color_palette('colorblind', len(names))))
     recs = recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1)) if len(recs) else recs
-    width, labelled = 0.8 / len(names), set()
+    width, labelled, lowest = 0.8 / len(names), set(), 100.
     for ax, col, title in [(axes[0], 'Random', 'Random (source sampling)'), (axes[1], 'shifted', 'Mean of the 7 shifted conditions')]:
         for j, name in enumerate(names):
             for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
                 g = recs[(recs.row == name) & (recs.backbone == b)] if len(recs) else recs
                 if not len(g): continue
                 se = g[col].std() / np.sqrt(len(g)) if len(g) > 1 else 0
+                lowest = min(lowest, g[col].mean() - se)
                 ax.bar(i + (j - (len(names) - 1) / 2) * width, g[col].mean(), width, yerr=se, capsize=1.5, color=colors[name],
                        edgecolor='k' if name == 'PRISM' else 'none', label=None if name in labelled else name)
                 labelled.add(name)
         ax.set_xticks(range(len(BACKBONE_TABLE_BACKBONES)), [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES])
-        ax.set_title(title); ax.set_ylim(40, 100); ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
+        ax.set_title(title); ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
+        ax.axhline(100 / len(HAR_CLASSES), color='gray', ls=':', lw=1, label=None if 'chance' in labelled else 'chance'); labelled.add('chance')
+    for ax in axes: ax.set_ylim(min(40, 10 * np.floor((lowest - 3) / 10)), 100)  # down to the lowest bar: a collapsed run stays visible
     axes[0].set_ylabel('accuracy (%)')
-    if labelled: axes[0].legend(fontsize=8, ncol=2, loc='lower right')
     axes[0].figure.tight_layout()
+    if len(labelled) > 1: axes[0].figure.legend(*axes[0].get_legend_handles_labels(), fontsize=8, ncol=len(names) + 1, loc='lower center',
+                                                bbox_to_anchor=(0.5, 1.0), frameon=False)
     return axes[0].figure
 
 # %% ../nbs/11_report.ipynb #27a419a1
