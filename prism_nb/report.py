@@ -17,8 +17,9 @@ from .experiment import make_config, record_path, read_record
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
            'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
-           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_figures', 'dataset_statistics',
-           'augmentation_settings', 'compute_ledger', 'backbone_coverage', 'coverage_table', 'paper_labels']
+           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'harc_figures',
+           'dataset_statistics', 'augmentation_settings', 'compute_ledger', 'backbone_coverage', 'coverage_table',
+           'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -246,6 +247,21 @@ def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFra
     g = df.groupby(['experiment', 'dataset', 'backbone'])
     return pd.DataFrame({'runs': g.size(), 'blew_up': g.blew_up.sum(), 'peak': g.peak.max(),
                          'score_blew_up': g.apply(lambda x: x.score[x.blew_up].mean()), 'score_others': g.apply(lambda x: x.score[~x.blew_up].mean())})
+
+# %% ../nbs/11_report.ipynb #9c9f3f1e
+def harc_collapsed_runs(results_dir=None, factor: float = 1.5) -> pd.DataFrame:
+    "Per (method, backbone) with a HAR-C run below `factor` x chance on source validation: runs, collapsed runs, their mean Avg."
+    from prism_nb.data import HAR_CLASSES
+    root = Path(results_dir or repo_root() / 'results') / 'harc'; rows = []
+    for p in sorted(root.glob('*.json')):
+        r = read_record(p); c = r['config']
+        if c.get('variant', 'full') != 'full' or 'val_acc' not in r: continue
+        rows.append(dict(method=c['method'], backbone=c['backbone'], collapsed=r['val_acc'] < factor * 100 / len(HAR_CLASSES), avg=r['avg']))
+    df = pd.DataFrame(rows, columns=['method', 'backbone', 'collapsed', 'avg'])
+    g = df.groupby(['method', 'backbone'])
+    out = pd.DataFrame({'runs': g.size(), 'collapsed': g.collapsed.sum(), 'avg_collapsed': g.apply(lambda x: x.avg[x.collapsed].mean())}) if len(df) else \
+          pd.DataFrame(columns=['runs', 'collapsed', 'avg_collapsed'])
+    return out[out.collapsed > 0]
 
 # %% ../nbs/11_report.ipynb #f0fa7c5f
 def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=None) -> dict:
