@@ -1,20 +1,19 @@
 """Check the built docs site (_docs/) in a real browser: headless Chromium, driven through chromedriver's
 W3C WebDriver HTTP interface with the standard library only (Debian's `chromium` and `chromium-driver`).
 
-_docs/ is served on 127.0.0.1 (a free port). On the home page, the sampling page and the paper page this
+_docs/ is served on 127.0.0.1 (a free port). On every page of the site (or those named) this
 fails (exit 1, saying what and where) on
 - an image that did not load (naturalWidth 0) or any request of the page that got an HTTP error,
 - a link within the site (same origin) that returns 404 (or any HTTP error),
 - a JavaScript error or console error (an uncaught exception, a failed resource, console.error).
 
-Usage: python tests/check_docs.py [--docs _docs] [--pages index.html sampling.html paper.html]
+Usage: python tests/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
 Build the site first: bash tests/build_docs.sh"""
 import argparse, functools, http.server, json, os, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ['index.html', 'sampling.html', 'paper.html']  # the home page, nbs/02_sampling.ipynb, nbs/paper.ipynb
 # without these Chromium waits on the network (updates, sync, field trials) that this closed machine lacks
 CHROME_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
                '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -129,8 +128,9 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--docs', default=str(ROOT / '_docs'))
-    ap.add_argument('--pages', nargs='+', default=PAGES)
+    ap.add_argument('--pages', nargs='+', help='default: every page of the site')
     ap.add_argument('--chromium', default=os.environ.get('CHROMIUM', '/usr/bin/chromium'))
     ap.add_argument('--chromedriver', default=os.environ.get('CHROMEDRIVER', '/usr/bin/chromedriver'))
     a = ap.parse_args()
-    sys.exit(check(Path(a.docs), a.pages, a.chromium, a.chromedriver))
+    pages = a.pages or sorted(p.name for p in Path(a.docs).glob('*.html'))
+    sys.exit(check(Path(a.docs), pages, a.chromium, a.chromedriver))

@@ -4,7 +4,8 @@
 #   2. notebooks are committed clean (nbdev_clean changes nothing; papermill's `parameters` tags kept);
 #   3. README.md is what nbs/index.ipynb renders to;
 #   4. every notebook runs top to bottom with its inline tests (nbdev_test);
-#   5. pytest: end-to-end papermill runs, data checks, determinism, bad input;
+#   5. pytest: end-to-end papermill runs, data checks, determinism, bad input, the committed outputs of paper.ipynb
+#      (re-executed) and of the library notebooks (show_doc fresh; no error, stderr or machine path);
 #   with PRISM_DOCS_CHECK=1 (set by .ci/run), before 4: the docs site built into _docs/ and checked in headless
 #   Chromium (images load, links within the site resolve, no console errors; needs Debian's chromium, chromium-driver).
 set -euo pipefail
