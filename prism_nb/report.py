@@ -18,8 +18,8 @@ __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'AB
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
            'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
            'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'harc_figures',
-           'dataset_statistics', 'augmentation_settings', 'compute_ledger', 'backbone_coverage', 'coverage_table',
-           'paper_labels']
+           'dataset_statistics', 'augmentation_settings', 'compute_ledger', 'records_cpu_hours', 'backbone_coverage',
+           'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -345,20 +345,30 @@ def _cell_of(kind: str, r: dict) -> str:
     c = {k: v for k, v in r['config'].items() if k != 'seed'}
     return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
 
+def _cpu_seconds(r: dict) -> float:
+    "CPU seconds a record cost: a run's wall time times its torch threads; an evaluation's own seconds."
+    return r['timing']['total_seconds'] * (r.get('torch_threads') or 1) if 'timing' in r else r.get('seconds', 0.)
+
 def compute_ledger(results_dir=None) -> pd.DataFrame:
     "Per artefact: its records, CPU hours, distinct settings (`cells`) and the fewest/most seeds behind one setting."
     root = Path(results_dir or repo_root() / 'results'); rows = []
     for p in sorted(root.rglob('*.json')):
         kind = p.relative_to(root).parts[0]
         r = read_record(p)
-        secs = r['timing']['total_seconds'] * (r.get('torch_threads') or 1) if 'timing' in r else r.get('seconds', 0.)
-        rows += [dict(artefact=a, seconds=secs, cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
+        rows += [dict(artefact=a, seconds=_cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
     df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed'])
     out = df.groupby('artefact').seconds.agg(['count', 'sum']).rename(columns={'count': 'records', 'sum': 'cpu_hours'})
     out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
     per_cell = df.groupby(['artefact', 'cell']).seed.nunique().groupby('artefact')
     out['cells'], out['min_seeds'], out['max_seeds'] = per_cell.size(), per_cell.min(), per_cell.max()
-    return out.sort_values('cpu_hours', ascending=False)
+    return out.sort_values('cpu_hours', ascending=False, kind='stable')
+
+# %% ../nbs/11_report.ipynb #c1260136
+def records_cpu_hours(results_dir=None) -> tuple:
+    "(records, CPU hours) of every record under `results_dir`, each counted once."
+    root = Path(results_dir or repo_root() / 'results')
+    secs = [_cpu_seconds(read_record(p)) for p in sorted(root.rglob('*.json'))]
+    return len(secs), sum(secs) / 3600
 
 # %% ../nbs/11_report.ipynb #d02a24a9
 COVERAGE = [  # (label, files, status, reason)
