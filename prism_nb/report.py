@@ -17,9 +17,9 @@ from .experiment import make_config, record_path, read_record
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
            'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
-           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'harc_figures',
-           'dataset_statistics', 'augmentation_settings', 'compute_ledger', 'records_cpu_hours', 'backbone_coverage',
-           'coverage_table', 'paper_labels']
+           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'feature_geometry',
+           'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings', 'compute_ledger',
+           'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -262,6 +262,49 @@ def harc_collapsed_runs(results_dir=None, factor: float = 1.5) -> pd.DataFrame:
     out = pd.DataFrame({'runs': g.size(), 'collapsed': g.collapsed.sum(), 'avg_collapsed': g.apply(lambda x: x.avg[x.collapsed].mean())}) if len(df) else \
           pd.DataFrame(columns=['runs', 'collapsed', 'avg_collapsed'])
     return out[out.collapsed > 0]
+
+# %% ../nbs/11_report.ipynb #a2cb673a
+def feature_geometry(z: "torch.Tensor",  # features of a batch [B, F], part of the graph that produced them
+                     logits: "torch.Tensor",  # the classifier's outputs on them [B, C]
+                     y: "torch.Tensor",  # labels [B]
+                     d: "torch.Tensor"  # domain ids [B]
+                    ) -> dict:
+    "Feature norm, spread (median pairwise distance / mean norm) and |grad_z MMD| / |grad_z mean per-domain cross-entropy|."
+    import torch, torch.nn.functional as F
+    from prism_nb.algorithms import domain_groups, group_mean, mmd_penalty
+    inverse, counts, _ = domain_groups(d)
+    nll = group_mean(F.cross_entropy(logits, y, reduction='none'), inverse, len(counts)).mean()
+    g_nll, = torch.autograd.grad(nll, z, retain_graph=True)
+    penalty = mmd_penalty(z, d)  # a constant zero when the batch has one domain
+    g_mmd = torch.autograd.grad(penalty, z, retain_graph=True)[0] if penalty.requires_grad else torch.zeros_like(z)
+    with torch.no_grad():
+        dist = torch.cdist(z, z)[~torch.eye(len(z), dtype=torch.bool, device=z.device)]
+        norm = z.norm(dim=1).mean()
+        return dict(feature_norm=float(norm), spread=float(dist.median() / norm), grad_ratio=float(g_mmd.norm() / g_nll.norm()))
+
+# %% ../nbs/11_report.ipynb #558af80f
+def initial_geometry(backbones=('cnn',) + BACKBONE_TABLE_BACKBONES,  # backbones to measure
+                     method: str = 'mmd',  # the method whose initial model and batches are used
+                     n_batches: int = 8,  # training batches per backbone
+                     seed: int = 0  # the run's seed: data split, masks, initial weights, batches
+                    ) -> pd.DataFrame:
+    "Per backbone: `feature_geometry` of the initial model on HAR-C training batches (median over batches)."
+    import torch
+    from prism_nb.core import derive_seed
+    from prism_nb.experiment import build_algorithm, load_harc_data
+    cfg = make_config(method=method, seed=seed)
+    data = load_harc_data(cfg); rows = []
+    for b in backbones:
+        algo = build_algorithm(dict(cfg, backbone=b), data.info)
+        g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
+        batches = algo.batches(len(data.train), cfg['batch_size'], g, domains=data.train.d)[:n_batches]
+        geo = []
+        for idx in batches:
+            x = data.train[idx]
+            z = algo.features(x.v, x.m, x.t)
+            geo.append(feature_geometry(z, algo.classifier(z), x.y, x.d))
+        rows.append(dict(backbone=b, **pd.DataFrame(geo).median().to_dict()))
+    return pd.DataFrame(rows).set_index('backbone')
 
 # %% ../nbs/11_report.ipynb #f0fa7c5f
 def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=None) -> dict:
