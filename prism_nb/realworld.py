@@ -249,7 +249,7 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
     ax.axhline(50, color='gray', lw=1, ls='--'); ax.set_ylim(0, 100)  # from 0: a cut axis would exaggerate the gaps
     shown = {ds: CLINICAL_TASKS[ds].display if ds in CLINICAL_TASKS else ds for ds in summary.dataset}
     ax.set_xticks(x, [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)], fontsize=8)
-    ax.set_ylabel('AUROC, mask only (%)\n(bars: mean ± se over seeds)'); ax.legend(fontsize=8, loc='lower right')
+    ax.set_ylabel('AUROC, mask only (%)\n(bars: mean ± se over seeds)'); ax.legend(fontsize=8, loc='upper center')  # above the bars: mask-only AUROCs stay well below 80
     return ax
 
 # %% ../nbs/12_realworld.ipynb #74b70363
