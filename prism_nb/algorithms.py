@@ -17,10 +17,10 @@ from .backbones import make_backbone
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class', 'method_names',
-           'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'rank_in_group',
-           'domain_batches', 'DomainBatches', 'check_domains', 'full_precision', 'coral_penalty', 'mmd_penalty',
-           'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM',
-           'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN',
+           'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'domain_risks',
+           'rank_in_group', 'domain_batches', 'DomainBatches', 'check_domains', 'full_precision', 'coral_penalty',
+           'mmd_penalty', 'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx',
+           'IB_ERM', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN',
            'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits',
            'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
 
@@ -178,6 +178,13 @@ def group_mean(x: torch.Tensor,  # [B, ...] one value (or tensor) per window
     sums = torch.zeros((n_groups, *x.shape[1:]), dtype=x.dtype, device=x.device).index_add(0, inverse, x)
     counts = torch.bincount(inverse, minlength=n_groups).to(x.dtype)
     return sums / counts.clamp_min(1).view(-1, *[1] * (x.ndim - 1))
+
+def domain_risks(logits: torch.Tensor,  # [B, C]
+                 y: torch.Tensor,  # labels [B]
+                 inverse: torch.Tensor,  # [B] group index of each window (from `domain_groups`)
+                 n_groups: int) -> torch.Tensor:
+    "Mean cross-entropy over the windows of each group, [n_groups]."
+    return group_mean(F.cross_entropy(logits, y, reduction='none'), inverse, n_groups)
 
 def rank_in_group(inverse: torch.Tensor  # [B] group index of each window
                  ) -> torch.Tensor:
@@ -350,7 +357,7 @@ class PenalizedRisk(DomainBatches, ERM):
         z = self.features(batch.v, batch.m, batch.t)
         logits = self.classifier(z)
         inverse, counts, _ = domain_groups(batch.d)
-        nll = group_mean(F.cross_entropy(logits, batch.y, reduction='none'), inverse, len(counts)).mean()
+        nll = domain_risks(logits, batch.y, inverse, len(counts)).mean()
         penalty = self.penalty(z, logits, batch)
         loss = nll + self.penalty_weight() * penalty
         if self.anneal_key is not None and int(self.update_count) == self.hparams[self.anneal_key]:
@@ -375,7 +382,7 @@ class VREx(PenalizedRisk):
     def defaults(cls): return {**super().defaults(), 'vrex_lambda': 1e1, 'vrex_penalty_anneal_iters': 500}
     def penalty(self, z, logits, batch):
         inverse, counts, _ = domain_groups(batch.d)
-        return vrex_penalty(group_mean(F.cross_entropy(logits, batch.y, reduction='none'), inverse, len(counts)))
+        return vrex_penalty(domain_risks(logits, batch.y, inverse, len(counts)))
 
 @register_algorithm('IB_ERM')
 class IB_ERM(PenalizedRisk):
@@ -415,7 +422,7 @@ class GroupDRO(DomainBatches, ERM):
     def update(self, batch):
         check_domains(batch.d, self.n_domains)
         inverse, counts, ids = domain_groups(batch.d)
-        risks = group_mean(F.cross_entropy(self.predict(batch.v, batch.m, batch.t), batch.y, reduction='none'), inverse, len(counts))
+        risks = domain_risks(self.predict(batch.v, batch.m, batch.t), batch.y, inverse, len(counts))
         with torch.no_grad():
             self.q[ids] *= torch.exp(self.hparams['groupdro_eta'] * risks)
             self.q /= self.q.sum()

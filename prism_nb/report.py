@@ -270,10 +270,10 @@ def feature_geometry(z: "torch.Tensor",  # features of a batch [B, F], part of t
                      d: "torch.Tensor"  # domain ids [B]
                     ) -> dict:
     "Feature norm, spread (median pairwise distance / mean norm) and |grad_z MMD| / |grad_z mean per-domain cross-entropy|."
-    import torch, torch.nn.functional as F
-    from prism_nb.algorithms import domain_groups, group_mean, mmd_penalty
+    import torch
+    from prism_nb.algorithms import domain_groups, domain_risks, mmd_penalty
     inverse, counts, _ = domain_groups(d)
-    nll = group_mean(F.cross_entropy(logits, y, reduction='none'), inverse, len(counts)).mean()
+    nll = domain_risks(logits, y, inverse, len(counts)).mean()  # the classification term of MMD's objective
     g_nll, = torch.autograd.grad(nll, z, retain_graph=True)
     penalty = mmd_penalty(z, d)  # a constant zero when the batch has one domain
     g_mmd = torch.autograd.grad(penalty, z, retain_graph=True)[0] if penalty.requires_grad else torch.zeros_like(z)
@@ -284,15 +284,14 @@ def feature_geometry(z: "torch.Tensor",  # features of a batch [B, F], part of t
 
 # %% ../nbs/11_report.ipynb #558af80f
 def initial_geometry(backbones=('cnn',) + BACKBONE_TABLE_BACKBONES,  # backbones to measure
-                     method: str = 'mmd',  # the method whose initial model and batches are used
                      n_batches: int = 8,  # training batches per backbone
                      seed: int = 0  # the run's seed: data split, masks, initial weights, batches
                     ) -> pd.DataFrame:
-    "Per backbone: `feature_geometry` of the initial model on HAR-C training batches (median over batches)."
+    "Per backbone: `feature_geometry` of MMD's initial model on its HAR-C training batches (median over batches)."
     import torch
     from prism_nb.core import derive_seed
     from prism_nb.experiment import build_algorithm, load_harc_data
-    cfg = make_config(method=method, seed=seed)
+    cfg = make_config(method='mmd', seed=seed)
     data = load_harc_data(cfg); rows = []
     for b in backbones:
         algo = build_algorithm(dict(cfg, backbone=b), data.info)
