@@ -1,6 +1,6 @@
-"""The pre-rewrite computations of mTAND's attention and GRU-D's recurrence (issue 18), frozen: the reference the
+"""The pre-rewrite computations of mTAND's attention and GRU-D's recurrence, frozen: the reference the
 fast encoders of `prism_nb.backbones` are checked against (`test_backbone_equivalence.py`) and timed against
-(`bench_backbones.py`). The rewrite kept the modules' parameters and everything else, so each reference subclasses
+(`tools/bench_backbones.py`). The rewrite kept the modules' parameters and everything else, so each reference subclasses
 the fast encoder and overrides only the method that changed. The same code is in nbs/03_backbones.ipynb, section
 Speed. Do not edit: it is the reference, not the implementation.
 """

@@ -1,5 +1,5 @@
 """Bad parameters and damaged files fail at once, with an error naming the parameter or the file, before any
-training, and leave no record or table lost or changed (issue 13's list, each case reproduced through papermill)."""
+training, and leave no record or table lost or changed (each case reproduced through papermill)."""
 import ast, json, os, subprocess, sys, time
 from pathlib import Path
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 13, damaged files: what the project writes is readable, its caches check their content and
+"""Damaged files: what the project writes is readable, its caches check their content and
 heal, pickles from unverified files are refused, and the P12 parser rejects what it cannot read
 (naming the file and line) and counts what it drops.
 

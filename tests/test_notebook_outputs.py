@@ -1,11 +1,11 @@
-"""The library notebooks are committed with what they show (tests/render_outputs.py): these checks need no execution.
+"""The library notebooks are committed with what they show (tools/render_outputs.py): these checks need no execution.
 Every show_doc cell shows the documentation the library gives now (signature, docments, source line), nothing
 on stderr, no error, no temporary path, and nothing under a cell marked `#| output: false`."""
 import json, re, sys
 from pathlib import Path
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'tools'))
 from render_outputs import hides_output, library_notebooks
 
 NOTEBOOKS = library_notebooks()
@@ -69,5 +69,5 @@ def test_show_doc_outputs_match_the_library(path):
     committed = {c.get('id'): c for c in cells(path)}
     for cell_id, outputs in fresh.items():
         c = committed[cell_id]
-        assert markdown(c['outputs']), f'{path.name}: {source(c)} is committed without its output (python tests/render_outputs.py)'
-        assert markdown(c['outputs']) == markdown(outputs), f'{path.name}: {source(c)} is stale (python tests/render_outputs.py {path.stem})'
+        assert markdown(c['outputs']), f'{path.name}: {source(c)} is committed without its output (python tools/render_outputs.py)'
+        assert markdown(c['outputs']) == markdown(outputs), f'{path.name}: {source(c)} is stale (python tools/render_outputs.py {path.stem})'

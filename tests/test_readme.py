@@ -1,7 +1,7 @@
 """The README's numbers are computed from the committed records: rerunning nbs/index.ipynb gives the outputs that
 are committed in it (and hence in README.md)."""
 import json, subprocess, sys
-sys.path.insert(0, str(__import__('pathlib').Path(__file__).parent))
+sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parent.parent / 'tools'))
 from render_readme import echo_false_outputs
 
 def test_readme_numbers_are_fresh(root, tmp_path):
@@ -10,6 +10,6 @@ def test_readme_numbers_are_fresh(root, tmp_path):
                    check=True, capture_output=True)
     fresh = [echo_false_outputs(c) for c in json.loads(out.read_text())['cells'] if c['cell_type'] == 'code']
     committed = [echo_false_outputs(c) for c in json.loads((root / 'nbs' / 'index.ipynb').read_text())['cells'] if c['cell_type'] == 'code']
-    assert any(committed), 'index.ipynb is committed without its outputs: run `python tests/refresh_index.py`'
+    assert any(committed), 'index.ipynb is committed without its outputs: run `python tools/refresh_index.py`'
     for f, c in zip(fresh, committed):
-        assert f == c, f'stale README numbers: rerun `python tests/refresh_index.py`\n--- committed\n{c[:1500]}\n--- from the records\n{f[:1500]}'
+        assert f == c, f'stale README numbers: rerun `python tools/refresh_index.py`\n--- committed\n{c[:1500]}\n--- from the records\n{f[:1500]}'

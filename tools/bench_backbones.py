@@ -1,6 +1,6 @@
-"""Time the pre-rewrite mTAND and GRU-D (`reference_backbones.py`) against the current ones.
+"""Time the pre-rewrite mTAND and GRU-D (`tests/reference_backbones.py`) against the current ones.
 
-    python tests/bench_backbones.py [--threads 1 2] [--steps 20] [--prism] [--out tables/bench_rewrite]
+    python tools/bench_backbones.py [--threads 1 2] [--steps 20] [--prism] [--out tables/bench_rewrite]
 
 A training step is `ERM.update`: forward, backward and Adam through the encoder, a linear head and
 cross-entropy, on a synthetic HAR-C-shaped batch (64 windows of 128 steps x 6 features, 20% of the cells
@@ -11,7 +11,8 @@ x 5,910 / the GFLOP/s of `peak_gflops` at the same thread count. With --prism, P
 encoders, K = 4 views of each window) is timed too, as a multiple of ERM's step. With --out, the rows are
 also written to <out>.md and <out>.csv.
 """
-import argparse, statistics, time
+import argparse, statistics, sys, time
+from pathlib import Path
 
 import torch
 
@@ -19,6 +20,7 @@ from prism_nb.algorithms import make_algorithm
 from prism_nb.backbones import BACKBONE_DISPLAY, count_flops, make_backbone
 from prism_nb.core import ISMTS
 from prism_nb.bench import peak_gflops
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'tests'))  # the frozen reference is the tests' too
 from reference_backbones import GRUDReference, mTANDReference
 
 REFERENCES = {'mtand': mTANDReference, 'grud': GRUDReference}

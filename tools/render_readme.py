@@ -26,7 +26,7 @@ def render(nb) -> str:
             if out: parts.append(out)
         elif c['cell_type'] == 'code' and not src.startswith(('#| hide', '#|hide')):
             parts.append('```python\n' + src + '\n```')
-    return '<!-- generated from nbs/index.ipynb by tests/render_readme.py: edit the notebook, not this file -->\n\n' + '\n\n'.join(parts) + '\n'
+    return '<!-- generated from nbs/index.ipynb by tools/render_readme.py: edit the notebook, not this file -->\n\n' + '\n\n'.join(parts) + '\n'
 
 if __name__ == '__main__':
     text = render(json.loads((root / 'nbs' / 'index.ipynb').read_text()))

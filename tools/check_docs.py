@@ -7,8 +7,8 @@ fails (exit 1, saying what and where) on
 - a link within the site (same origin) that returns 404 (or any HTTP error),
 - a JavaScript error or console error (an uncaught exception, a failed resource, console.error).
 
-Usage: python tests/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
-Build the site first: bash tests/build_docs.sh"""
+Usage: python tools/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
+Build the site first: bash tools/build_docs.sh"""
 import argparse, functools, http.server, json, os, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
 from pathlib import Path
@@ -84,7 +84,7 @@ def status_of(url: str) -> int:
 
 def check(docs: Path, pages, chromium, chromedriver) -> int:
     if not (docs / 'index.html').exists():
-        print(f'FAIL: {docs} has no index.html: build the site first (bash tests/build_docs.sh)'); return 1
+        print(f'FAIL: {docs} has no index.html: build the site first (bash tools/build_docs.sh)'); return 1
     for exe in (chromium, chromedriver):
         if not Path(exe).exists():
             print(f'FAIL: {exe} not found: apt-get install -y chromium chromium-driver'); return 1

@@ -18,17 +18,17 @@ before=$(snapshot)
 nbdev_export
 if [ "$(snapshot)" != "$before" ]; then echo "FAIL: prism_nb/ differs from what nbdev_export produces:"; git status --short -- prism_nb; fail=1; fi
 before=$(snapshot)
-python tests/clean.py  # nbdev_clean, keeping the kernelspec JupyterLab expects
-if [ "$(snapshot)" != "$before" ]; then echo "FAIL: notebooks are not clean (run python tests/clean.py):"; git status --short -- nbs; fail=1; fi
+python tools/clean.py  # nbdev_clean, keeping the kernelspec JupyterLab expects
+if [ "$(snapshot)" != "$before" ]; then echo "FAIL: notebooks are not clean (run python tools/clean.py):"; git status --short -- nbs; fail=1; fi
 before=$(snapshot)
-python tests/render_readme.py
-if [ "$(snapshot)" != "$before" ]; then echo "FAIL: README.md is not what nbs/index.ipynb renders (run python tests/render_readme.py)"; fail=1; fi
+python tools/render_readme.py
+if [ "$(snapshot)" != "$before" ]; then echo "FAIL: README.md is not what nbs/index.ipynb renders (run python tools/render_readme.py)"; fail=1; fi
 [ $fail -eq 0 ] || exit 1
 if [ "${PRISM_DOCS_CHECK:-0}" = 1 ]; then
   echo "== docs: build _docs/ and check it in headless Chromium"
   start_docs=$(date +%s)
-  bash tests/build_docs.sh
-  python tests/check_docs.py
+  bash tools/build_docs.sh
+  python tools/check_docs.py
   echo "docs took $(( $(date +%s) - start_docs )) s"
 fi
 echo "== nbdev_test"

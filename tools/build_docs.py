@@ -1,4 +1,4 @@
-"""Build the docs site in _docs/ from the notebooks (tests/build_docs.sh runs this; see there).
+"""Build the docs site in _docs/ from the notebooks (tools/build_docs.sh runs this; see there).
 
 `nbdev_docs` is nbdev's notebook processing (`nbdev.serve.proc_nbs`) followed by `quarto render`. Both ways here
 keep nbdev's processing: front matter from each notebook's title cell, `show_doc` for exported names (an
@@ -15,7 +15,7 @@ depend on earlier test cells, so they fail when run alone; here only cells made 
   Quarto honours (`#| echo: false`, `#| output: false`, `#| include: false`), images written beside the page
   (`paper_files/`), the sidebar from nbs/sidebar.yml, and no JavaScript. Math stays as TeX source.
 
-Usage: python tests/build_docs.py [--quarto] [--force]"""
+Usage: python tools/build_docs.py [--quarto] [--force]"""
 import ast, html, re, shutil, sys, base64, time
 from pathlib import Path
 
@@ -155,7 +155,7 @@ class Page:
             if re.match(r'^([a-z]+:|/|#)', src) or src.startswith(f'{Path(self.file).stem}_files/'): return m.group(0)
             f = (NBS / src).resolve()
             root = cfg.config_path.resolve()
-            if not f.is_file() or root not in f.parents: return m.group(0)  # left broken: tests/check_docs.py says so
+            if not f.is_file() or root not in f.parents: return m.group(0)  # left broken: tools/check_docs.py says so
             rel = Path('resources') / f.relative_to(root)
             (DOCS / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, DOCS / rel)
