@@ -52,6 +52,11 @@ class Algorithm(nn.Module):
         "Default hyperparameters."
         return dict(lr=1e-3, weight_decay=0.)
 
+    @classmethod
+    def hparam_space(cls) -> dict:
+        "Valid values of each hyperparameter beside its default: (lo, hi) for a number, a set for a choice (as DomainBed's registry gives a range)."
+        return dict(lr=(1e-8, 10.), weight_decay=(0., 1.))
+
     def make_optimizer(self, params=None, **kw):
         "Adam over `params` (default: all parameters) with the configured lr and weight decay (`kw` go to Adam)."
         return torch.optim.Adam(self.parameters() if params is None else params, lr=self.hparams['lr'],
@@ -62,7 +67,7 @@ class Algorithm(nn.Module):
         return []
 
     def update(self, batch: ISMTS) -> dict:
-        "One training step on `batch`; returns the losses as floats."
+        "One training step on `batch`; returns the losses (0-d tensors, kept on the device until the epoch ends)."
         raise NotImplementedError
 
     def predict(self, v, m, t) -> torch.Tensor:
@@ -105,21 +110,28 @@ def method_names(single_source: bool = False  # only methods that run with one s
 
 def check_hparams(name: str,  # a registered method
                   hparams: dict,  # user overrides
-                  reserved=('seed', 'variant')  # set by the run itself, not through hparams
+                  reserved=('seed', 'variant', 'lr')  # set by the run itself, not through hparams
                  ) -> dict:
-    "Check override names and types against the method's defaults; return them (ints accepted for floats)."
+    "Check override names, types and ranges against the method's defaults and `hparam_space`; return them (ints accepted for floats)."
     cls = algorithm_class(name)
     if not isinstance(hparams, dict): raise TypeError(f"hparams must be a dict, got {type(hparams).__name__}: {hparams!r}")
-    defaults = cls.defaults()
+    defaults, space = cls.defaults(), cls.hparam_space()
     for k, v in hparams.items():
         if k in reserved and k in defaults: raise ValueError(f"hparams: {k!r} is set by the run's own `{k}` parameter, not through hparams")
         if k not in defaults: raise ValueError(f"unknown hyperparameter {k!r} for {cls.display}; valid: {sorted(set(defaults) - set(reserved))}")
         ref = defaults[k]
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)
         ok = (isinstance(v, bool) if isinstance(ref, bool) else
               isinstance(v, int) and not isinstance(v, bool) if isinstance(ref, int) else
-              isinstance(v, (int, float)) and not isinstance(v, bool) if isinstance(ref, float) else
+              number if isinstance(ref, float) else
+              v is None or number if ref is None else
               isinstance(v, type(ref)))
         if not ok: raise TypeError(f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its default {ref!r}, got {type(v).__name__} {v!r}")
+        allowed = space.get(k)
+        if isinstance(allowed, tuple) and v is not None and not (math.isfinite(v) and allowed[0] <= v <= allowed[1]):
+            raise ValueError(f"hyperparameter {k!r} of {cls.display} must be in [{allowed[0]}, {allowed[1]}], got {v!r}")
+        if isinstance(allowed, (set, frozenset)) and v not in allowed:
+            raise ValueError(f"hyperparameter {k!r} of {cls.display} must be one of {sorted(allowed, key=str)}, got {v!r}")
     return dict(hparams)
 
 def make_algorithm(name: str, **kwargs) -> Algorithm:
@@ -234,6 +246,8 @@ class DomainBatches:
     "Mixin: training batches of `domains_per_batch` domains x equal numbers of windows."
     @classmethod
     def defaults(cls): return {**super().defaults(), 'domains_per_batch': 4}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'domains_per_batch': (1, 4096)}
 
     def batches(self, n: int, batch_size: int, g: torch.Generator, domains=None) -> list:
         "One epoch of index batches for the engine, from `domain_batches`."
@@ -372,6 +386,8 @@ class IRM(PenalizedRisk):
     lambda_key, anneal_key, weight_before_anneal = 'irm_lambda', 'irm_penalty_anneal_iters', 1.
     @classmethod
     def defaults(cls): return {**super().defaults(), 'irm_lambda': 1e2, 'irm_penalty_anneal_iters': 500}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'irm_lambda': (0., 1e6), 'irm_penalty_anneal_iters': (0, 10**7)}
     def penalty(self, z, logits, batch): return irm_penalty(logits, batch.y, batch.d)
 
 @register_algorithm('VREx')
@@ -380,6 +396,8 @@ class VREx(PenalizedRisk):
     lambda_key, anneal_key, weight_before_anneal = 'vrex_lambda', 'vrex_penalty_anneal_iters', 1.
     @classmethod
     def defaults(cls): return {**super().defaults(), 'vrex_lambda': 1e1, 'vrex_penalty_anneal_iters': 500}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'vrex_lambda': (0., 1e6), 'vrex_penalty_anneal_iters': (0, 10**7)}
     def penalty(self, z, logits, batch):
         inverse, counts, _ = domain_groups(batch.d)
         return vrex_penalty(domain_risks(logits, batch.y, inverse, len(counts)))
@@ -390,6 +408,8 @@ class IB_ERM(PenalizedRisk):
     lambda_key, anneal_key, weight_before_anneal = 'ib_lambda', 'ib_penalty_anneal_iters', 0.
     @classmethod
     def defaults(cls): return {**super().defaults(), 'ib_lambda': 1e2, 'ib_penalty_anneal_iters': 500}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'ib_lambda': (0., 1e6), 'ib_penalty_anneal_iters': (0, 10**7)}
     def penalty(self, z, logits, batch): return ib_penalty(z, batch.d)
 
 @register_algorithm('CORAL')
@@ -398,6 +418,8 @@ class CORAL(PenalizedRisk):
     lambda_key = 'mmd_gamma'
     @classmethod
     def defaults(cls): return {**super().defaults(), 'mmd_gamma': 1.}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'mmd_gamma': (1e-8, 1e6)}
     def penalty(self, z, logits, batch): return coral_penalty(z, batch.d)
 
 @register_algorithm('MMD')
@@ -406,6 +428,8 @@ class MMD(PenalizedRisk):
     lambda_key = 'mmd_gamma'
     @classmethod
     def defaults(cls): return {**super().defaults(), 'mmd_gamma': 1.}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'mmd_gamma': (1e-8, 1e6)}
     def penalty(self, z, logits, batch): return mmd_penalty(z, batch.d)
 
 # %% ../nbs/04_algorithms.ipynb #4fb3bf09
@@ -418,6 +442,8 @@ class GroupDRO(DomainBatches, ERM):
 
     @classmethod
     def defaults(cls): return {**super().defaults(), 'groupdro_eta': 1e-2}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'groupdro_eta': (0., 10.)}
 
     def update(self, batch):
         check_domains(batch.d, self.n_domains)
@@ -454,6 +480,8 @@ class Mixup(DomainBatches, ERM):
 
     @classmethod
     def defaults(cls): return {**super().defaults(), 'mixup_alpha': .2, 'seed': 0}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'mixup_alpha': (1e-6, 100.)}
 
     def mix(self, batch: ISMTS):
         "Mixed windows (v, m, t), the two label vectors and the weight `lam` [B] of the first."
@@ -495,6 +523,8 @@ class MLDG(DomainBatches, ERM):
 
     @classmethod
     def defaults(cls): return {**super().defaults(), 'mldg_beta': 1., 'n_meta_test': 2, 'seed': 0}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'mldg_beta': (0., 100.), 'n_meta_test': (1, 1024)}
 
     def split_domains(self, n_groups: int) -> list:
         "Random (meta-train group, meta-test group) pairs; the two sets of groups are disjoint."
@@ -558,6 +588,9 @@ class DANN(ERM):
     def defaults(cls):
         return {**super().defaults(), 'lambda': 1., 'd_steps_per_g_step': 1, 'grad_penalty': 0., 'beta1': .5, 'lr_d': None,
                 'weight_decay_d': 0., 'mlp_width': 256, 'mlp_depth': 3, 'mlp_dropout': 0.}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'lambda': (0., 1e3), 'd_steps_per_g_step': (1, 100), 'grad_penalty': (0., 1e3), 'beta1': (0., .999),
+                'lr_d': (1e-8, 10.), 'weight_decay_d': (0., 1.), 'mlp_width': (1, 8192), 'mlp_depth': (1, 32), 'mlp_dropout': (0., .99)}
 
     def update(self, batch):
         check_domains(batch.d, self.n_domains)
@@ -609,6 +642,8 @@ class ARM(DomainBatches, ERM):
 
     @classmethod
     def defaults(cls): return {**super().defaults(), 'support_size': 16, 'context_channels': 1, 'context_width': 16}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'support_size': (1, 4096), 'context_channels': (1, 256), 'context_width': (1, 4096)}
 
     def build_featurizer(self):
         return make_backbone(self.backbone, self.n_features + self.hparams['context_channels'], self.seq_len)
@@ -710,6 +745,9 @@ class Diversify(ERM):
     def defaults(cls):
         return {**super().defaults(), 'latent_domain_num': 3, 'alpha': .1, 'alpha1': .1, 'lam': 0.,
                 'bottleneck': 256, 'dis_hidden': 256, 'beta1': .5}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'latent_domain_num': (1, 100), 'alpha': (0., 1e3), 'alpha1': (0., 1e3), 'lam': (0., 1e3),
+                'bottleneck': (1, 8192), 'dis_hidden': (1, 8192), 'beta1': (0., .999)}
 
     def features(self, v, m, t): return self.bottleneck(self.featurizer(v, m, t))
 
@@ -777,6 +815,8 @@ class ManyDG(DomainBatches, ERM):
 
     @classmethod
     def defaults(cls): return {**super().defaults(), 'domains_per_batch': 16, 'temperature': .5}
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'domains_per_batch': (2, 4096), 'temperature': (1e-4, 100.)}
 
     def split(self, v):
         "Domain factor z and label representation e of encoder features v."

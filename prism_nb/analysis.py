@@ -28,7 +28,7 @@ __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DES
            'concentration_table', 'section3_findings']
 
 # %% ../nbs/14_analysis.ipynb #5bfe7a1c
-SHORTCUT_DEFAULTS = dict(HARC_DEFAULTS, experiment='harc_shortcut',
+SHORTCUT_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'}, experiment='harc_shortcut',  # its own masks
                          dataset='harc_shortcut',  # the task
                          rho=0.9)  # probability that a source window carries its own class's pattern, in [1/6, 1]
 SHORTCUT_TESTS = ('aligned', 'neutral', 'conflicting')

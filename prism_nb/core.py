@@ -12,9 +12,10 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['ISMTS', 'seed_everything', 'get_device', 'repo_root', 'data_dir', 'cache_dir', 'sha256_file', 'sha256_bytes',
-           'atomic_write', 'atomic_write_json', 'content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path',
-           'write_cache', 'read_cache', 'cached_arrays', 'config_id', 'derive_seed']
+__all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'cache_dir', 'results_root', 'sha256_file',
+           'sha256_bytes', 'atomic_write', 'atomic_write_json', 'json_ready', 'content_digest', 'CacheError',
+           'save_npz', 'load_npz', 'digest_path', 'write_cache', 'read_cache', 'cached_arrays', 'config_id',
+           'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -73,14 +74,6 @@ def seed_everything(seed: int  # one seed for python, numpy and torch
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
 
-# %% ../nbs/00_core.ipynb #f91edb50
-def get_device(prefer: str | None = None  # 'cuda', 'mps' or 'cpu'; None picks the best available
-              ) -> torch.device:
-    "A GPU when one is present, the CPU otherwise."
-    if prefer: return torch.device(prefer)
-    if torch.cuda.is_available(): return torch.device('cuda')
-    return torch.device('cpu')
-
 # %% ../nbs/00_core.ipynb #7ba6296d
 def repo_root() -> Path:
     "The repository root when running from a checkout, else the current directory."
@@ -98,6 +91,13 @@ def cache_dir() -> Path:
     p = Path(os.environ.get('PRISM_CACHE') or repo_root() / '.cache').expanduser()
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+def results_root(results_dir=None  # a results folder; None: the repository's committed `results/`
+                ) -> Path:
+    "The results folder every reader and writer of records uses: `results_dir`, else `<repo>/results`."
+    if results_dir is not None and not str(results_dir).strip():
+        raise ValueError("results_dir is empty: give a folder (or None for the repository's results/)")
+    return Path(results_dir) if results_dir is not None else repo_root() / 'results'
 
 # %% ../nbs/00_core.ipynb #6588d6d2
 def sha256_file(path, chunk: int = 1 << 20) -> str:
@@ -140,6 +140,10 @@ def atomic_write_json(path, obj) -> Path:
     def _w(tmp):
         with open(tmp, 'w') as f: json.dump(obj, f, indent=1, sort_keys=True, default=_json_default); f.write('\n')
     return atomic_write(path, _w)
+
+def json_ready(obj):
+    "`obj` as it reads back from JSON (numpy and torch numbers as Python numbers, tuples as lists): what a record will hold."
+    return json.loads(json.dumps(obj, default=_json_default))
 
 def _json_default(o):
     if isinstance(o, (np.integer,)): return int(o)
@@ -251,3 +255,48 @@ def derive_seed(seed: int, *keys) -> int:
     "A seed in [0, 2**31) derived from `seed` and any number of names."
     s = json.dumps([seed, *keys], default=str)
     return int(hashlib.sha1(s.encode()).hexdigest()[:8], 16) % 2**31
+
+# %% ../nbs/00_core.ipynb #4aa3aab7
+PLUGIN_GROUP = 'prism_nb.plugins'  # entry-point group of installed plugin packages
+_PLUGINS: dict = {}  # spec as recorded -> imported module
+
+class PluginError(ImportError):
+    "A plugin that cannot be found or imported."
+
+def plugin_specs(plugins) -> list:
+    "Plugins as a list: None, one name or path, a comma-separated string (what `papermill -p plugins a,b` passes), or a list."
+    if plugins is None: return []
+    if isinstance(plugins, str): plugins = [s for s in (x.strip() for x in plugins.split(',')) if s]
+    if not isinstance(plugins, (list, tuple)) or not all(isinstance(s, str) and s for s in plugins):
+        raise PluginError(f"plugins must be module names or .py paths (a list, or one comma-separated string), got {plugins!r}")
+    return [str(Path(s).expanduser().resolve()) if s.endswith('.py') or os.sep in s else s for s in plugins]
+
+def _import_plugin(spec: str):
+    import importlib, importlib.util, sys
+    if spec.endswith('.py') or os.sep in spec:
+        path = Path(spec)
+        if not path.is_file(): raise PluginError(f"plugin file {path} does not exist (a plugin is a module name or a .py file)")
+        name = f"prism_nb_plugin_{path.stem}_{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
+        mod_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(mod_spec); sys.modules[name] = module
+        try: mod_spec.loader.exec_module(module)
+        except BaseException: del sys.modules[name]; raise
+        return module
+    try: return importlib.import_module(spec)
+    except ModuleNotFoundError as e:
+        if e.name and spec.startswith(e.name):
+            raise PluginError(f"plugin module {spec!r} is not importable here ({e}): install it, or pass the path of its .py file") from None
+        raise
+
+def load_plugins(plugins=None,  # module names and/or .py paths (see `plugin_specs`)
+                 entry_points: bool = True  # also import the installed `prism_nb.plugins` entry points
+                ) -> list:
+    "Import each plugin once in this process (and the installed entry points); the specs as a record keeps them."
+    specs = plugin_specs(plugins)
+    if entry_points and not _PLUGINS.get('<entry points>'):
+        from importlib.metadata import entry_points as _eps
+        _PLUGINS['<entry points>'] = True
+        for ep in _eps(group=PLUGIN_GROUP): _PLUGINS.setdefault(f'entry point {ep.name}', ep.load())
+    for spec in specs:
+        if spec not in _PLUGINS: _PLUGINS[spec] = _import_plugin(spec)
+    return specs

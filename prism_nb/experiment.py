@@ -4,30 +4,34 @@
 
 # %% ../nbs/07_experiment.ipynb #eeff2448
 from __future__ import annotations
-import copy, json, math, os, platform, re, tempfile, time, uuid, warnings
+import copy, json, math, os, platform, re, tempfile, time, types, uuid, warnings
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable
 
 import numpy as np
 import torch
 from filelock import FileLock, Timeout
 
-from .core import ISMTS, seed_everything, derive_seed, config_id, atomic_write, atomic_write_json, repo_root, sha256_file
+from .core import (ISMTS, seed_everything, derive_seed, config_id, atomic_write, atomic_write_json, repo_root, sha256_file,
+                           digest_path, json_ready, load_plugins, PluginError)
 from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, HAR_CLASSES
 from .sampling import HARC_CONDITIONS, CONDITIONS, condition_masks, budget_steps
-from .algorithms import algorithm_class, check_hparams
+from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
 from .engine import fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts
 
 # %% auto #0
-__all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'HARC_DEFAULTS', 'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task',
-           'get_task', 'task_of', 'check_name', 'check_int', 'check_real', 'check_bool', 'parse_hparams', 'make_config',
-           'record_path', 'default_checkpoints_dir', 'checkpoint_path', 'check_device', 'check_writable',
-           'DamagedRecordError', 'read_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm',
-           'data_keys', 'pretrain_checkpoint_path', 'train_algorithm', 'versions', 'run_fields', 'save_checkpoint',
-           'run', 'results_dir_of', 'load_model', 'condition_test_set', 'evaluate', 'observe', 'harc_splits',
-           'harc_info', 'load_harc_data', 'evaluate_harc', 'check_harc', 'harc_record_stem']
+__all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCORE_FIELDS', 'RUN_SETTINGS', 'HARC_DEFAULTS',
+           'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int',
+           'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path',
+           'default_checkpoints_dir', 'checkpoint_path', 'check_device', 'check_threads', 'check_writable',
+           'DamagedRecordError', 'check_record', 'Record', 'read_record', 'read_records', 'RunInProgress', 'lock_path',
+           'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
+           'save_pretraining', 'train_algorithm', 'versions', 'run_fields', 'DamagedCheckpointError', 'save_checkpoint',
+           'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of', 'checkpoint_file', 'load_model',
+           'condition_test_set', 'evaluate', 'observe', 'harc_splits', 'harc_info', 'harc_test_conditions',
+           'load_harc_data', 'evaluate_harc', 'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #855587d2
 class ConfigError(ValueError):
@@ -45,18 +49,19 @@ class TaskData:
 @dataclass
 class Task:
     "A benchmark: config defaults and checks, loader, evaluation, selection score, record names."
-    name: str  # the key configs are dispatched on
+    name: str  # the key configs are dispatched on (`dataset=<name>`)
     display: str
     defaults: dict  # the task's own config keys with their defaults (the common ones are in COMMON_DEFAULTS)
     check: Callable  # `check(cfg)`: raise ConfigError on a bad task-specific value
     load: Callable  # `load(cfg) -> TaskData`
-    evaluate: Callable  # `evaluate(algo, data, cfg) -> dict` of record fields (metrics, ...)
+    evaluate: Callable  # `evaluate(algo, data, cfg) -> dict` of record fields: `metrics` (name -> score) at least
     record_stem: Callable  # `record_stem(cfg) -> (subfolders, stem)`: where under results/<experiment>/ the record goes
-    notebook: str  # the papermill notebook that runs one config, relative to the repository root
+    notebook: str = 'nbs/run_harc.ipynb'  # the papermill notebook a sweep runs one config with, relative to the repository root
     family: str = ''  # a group of tasks sharing method defaults (see `Algorithm.task_hparams`)
     score: Callable | None = None  # `score(algo, val) -> float` selecting the epoch; None: accuracy
     conditions: tuple = ()  # sampling conditions of the evaluation, in table order
-    test_windows: Callable | None = None  # `test_windows(cfg) -> ISMTS`: fully observed test windows, for new conditions
+    test_windows: Callable | None = None  # `test_windows(cfg) -> ISMTS`: fully observed test windows, for `evaluate(conditions=...)`
+    metric_range: tuple = (0., 100.)  # every score a record holds lies in this range (percent by default)
 
 TASKS: dict = {}
 
@@ -67,11 +72,14 @@ def register_task(task: Task) -> Task:
 
 def get_task(name: str) -> Task:
     "The task registered as `name`; a clear error lists the valid names."
-    if name not in TASKS: raise ConfigError(f"unknown task/dataset {name!r}; valid: {', '.join(TASKS)}")
+    if name not in TASKS: load_plugins()  # an installed package may register it
+    if name not in TASKS:
+        raise ConfigError(f"unknown task/dataset {name!r}; valid: {', '.join(TASKS)} (a task of your own: register_task in a plugin, "
+                          "and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
     return TASKS[name]
 
 def task_of(cfg: dict) -> Task:
-    "The task of a config: the clinical tasks name theirs under `dataset`; HAR-C configs (which predate tasks) have none."
+    "The task of a config: every task but HAR-C names itself under `dataset`; HAR-C configs (which predate tasks) have none."
     return get_task(cfg.get('dataset', 'harc'))
 
 # %% ../nbs/07_experiment.ipynb #dd22f3ee
@@ -113,6 +121,14 @@ def check_bool(key: str, v) -> bool:
     if not isinstance(v, bool): raise ConfigError(f"{key} must be True or False, got {type(v).__name__} {v!r}")
     return v
 
+def check_seeds(seeds) -> list:
+    "Seeds for a table or a sweep: non-negative integers, none twice (a repeated seed would count one run twice)."
+    seeds = list(seeds) if not isinstance(seeds, (str, bytes)) else [seeds]
+    seeds = [check_int('seed', s, 0, 2**31 - 1) for s in seeds]
+    dup = sorted({s for s in seeds if seeds.count(s) > 1})
+    if dup: raise ConfigError(f"seeds {dup} are listed more than once in {seeds}: each seed is one run, counted once")
+    return seeds
+
 def parse_hparams(v) -> dict:
     "A dict of hyperparameters, or a JSON object string parsed into one."
     if isinstance(v, str):
@@ -122,12 +138,15 @@ def parse_hparams(v) -> dict:
     return v
 
 # %% ../nbs/07_experiment.ipynb #55d5d2cb
+RESERVED_EXPERIMENTS = ('checkpoints',)  # folder names a results folder keeps for itself
+
 def make_config(**overrides) -> dict:
     "A checked run config: the task's and the common defaults with `overrides`; raises ConfigError naming the parameter."
     task = get_task(overrides.get('dataset', 'harc'))
-    valid = {**COMMON_DEFAULTS, **task.defaults}
+    own = {**({} if task.name == 'harc' else {'dataset': task.name, 'experiment': task.name}), **task.defaults}
+    valid = {**COMMON_DEFAULTS, **own}
     unknown = set(overrides) - set(valid)
-    if unknown: raise ConfigError(f"unknown config keys {sorted(unknown)}; valid: {sorted(valid)}")
+    if unknown: raise ConfigError(f"unknown config keys {sorted(unknown)} for {task.display}; valid: {sorted(valid)}")
     cfg = copy.deepcopy({**valid, **overrides})
     if not isinstance(cfg['method'], str): raise ConfigError(f"method must be a name, got {cfg['method']!r}")
     try: cls = algorithm_class(cfg['method'])
@@ -138,6 +157,7 @@ def make_config(**overrides) -> dict:
                           + ('' if len(cls.variants) > 1 else ' (only PRISM has ablation variants)'))
     if cfg['backbone'] not in BACKBONES: raise ConfigError(f"unknown backbone {cfg['backbone']!r}; valid backbones: {', '.join(BACKBONES)}")
     check_name('experiment', cfg['experiment'])
+    if cfg['experiment'] in RESERVED_EXPERIMENTS: raise ConfigError(f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; choose another")
     cfg['seed'] = check_int('seed', cfg['seed'], 0, 2**31 - 1)
     cfg['epochs'] = check_int('epochs', cfg['epochs'], 1)
     cfg['patience'] = check_int('patience', cfg['patience'], 1)
@@ -145,6 +165,8 @@ def make_config(**overrides) -> dict:
     cfg['lr'] = check_real('lr', cfg['lr'], 0, 10, lo_open=True)
     if cfg['pretrain_epochs'] is None: cfg['pretrain_epochs'] = cls.default_pretrain_epochs
     cfg['pretrain_epochs'] = check_int('pretrain_epochs', cfg['pretrain_epochs'], 0)
+    if cfg['pretrain_epochs'] and cls.pretrain is Algorithm.pretrain:
+        raise ConfigError(f"pretrain_epochs: {cls.display} has no label-free pretraining; leave pretrain_epochs at None (or 0)")
     try: user = check_hparams(cfg['method'], parse_hparams(cfg['hparams']))
     except (TypeError, ValueError) as e: raise ConfigError(str(e)) from None
     cfg['hparams'] = {**cls.task_hparams.get(task.name, cls.task_hparams.get(task.family, {})), **user}
@@ -161,17 +183,20 @@ def record_path(cfg: dict, results_dir='results') -> Path:
     return path
 
 def default_checkpoints_dir(results_dir='results') -> Path:
-    "`checkpoints/` beside the results folder (`results/` -> `checkpoints/`)."
-    return Path(results_dir).absolute().parent / 'checkpoints'
+    "`checkpoints/` inside the results folder: each results folder owns its models."
+    return Path(results_dir) / 'checkpoints'
 
-def checkpoint_path(cfg: dict, results_dir='results', checkpoints_dir=None) -> Path:
-    "Where the trained model of `cfg` is saved: the record's relative path under the checkpoints folder, as `.pt`."
+def checkpoint_path(cfg: dict, results_dir='results', checkpoints_dir=None,
+                    run_uid: str = ''  # the run whose model this is (its first 12 characters tag the file)
+                   ) -> Path:
+    "Where the trained model of one run of `cfg` is saved: the record's relative place under the checkpoints folder, as `.pt`."
     rel = record_path(cfg, results_dir).relative_to(Path(results_dir))
-    return Path(checkpoints_dir or default_checkpoints_dir(results_dir)) / rel.with_suffix('.pt')
+    name = f"{rel.stem}{'_' + run_uid[:12] if run_uid else ''}.pt"
+    return Path(checkpoints_dir or default_checkpoints_dir(results_dir)) / rel.parent / name
 
 # %% ../nbs/07_experiment.ipynb #8f2e764d
 def check_device(device) -> torch.device:
-    "A usable torch device from 'cpu', 'cuda', 'cuda:N', a torch.device, or None/'auto' (`$PRISM_DEVICE`, else a GPU when present)."
+    "A usable torch device from 'cpu', 'cuda', 'cuda:N', 'mps', a torch.device, or None/'auto' (`$PRISM_DEVICE`, else a GPU when present)."
     if device is None and os.environ.get('PRISM_DEVICE'): device = os.environ['PRISM_DEVICE']
     if device is None or device == 'auto': return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
     try: dev = torch.device(device)
@@ -180,8 +205,14 @@ def check_device(device) -> torch.device:
         if not torch.cuda.is_available(): raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
         if dev.index is not None and dev.index >= torch.cuda.device_count():
             raise ConfigError(f"device {device!r}: only {torch.cuda.device_count()} GPU(s) visible")
-    elif dev.type != 'cpu' and dev.type != 'mps': raise ConfigError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    elif dev.type == 'mps':
+        if not torch.backends.mps.is_available(): raise ConfigError(f"device {device!r}: Apple's MPS backend is not available on this machine")
+    elif dev.type != 'cpu': raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
     return dev
+
+def check_threads(threads) -> int:
+    "A torch thread count between 1 and this machine's cores (more threads than cores only slow a run down)."
+    return check_int('threads', threads, 1, os.cpu_count() or 1)
 
 def check_writable(folder: Path, what: str) -> Path:
     "Create `folder` if needed and prove a file can be written in it; ConfigError otherwise."
@@ -194,18 +225,121 @@ def check_writable(folder: Path, what: str) -> Path:
 
 # %% ../nbs/07_experiment.ipynb #c208d656
 class DamagedRecordError(ValueError):
-    "A record file that exists but cannot be read."
+    "A record file that exists but breaks the record contract (cannot be parsed, or disagrees with itself)."
+
+SCORE_FIELDS = ('metrics', 'per_class', 'val_metrics', 'indomain_metrics', 'sensors_out', 'avg', 'shifted_avg', 'val_acc', 'val_score',
+                'mask_following', 'group_avg', 'group_worst')  # every field a table may read a score from
+
+def _damaged(path, what: str):
+    raise DamagedRecordError(f"damaged record {path or '(in memory)'}: {what}; rerun its config with force=True "
+                             "(papermill: -p force True), or move the file aside")
+
+def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf):
+    "Check every leaf of `v` (dicts and lists of numbers; strings pass) is a finite number in [lo, hi]."
+    if isinstance(v, dict):
+        for k, x in v.items(): _numbers(x, f'{name}.{k}', path, lo, hi)
+    elif isinstance(v, list):
+        for i, x in enumerate(v): _numbers(x, f'{name}[{i}]', path, lo, hi)
+    elif isinstance(v, str): return
+    elif isinstance(v, bool) or not isinstance(v, (int, float)): _damaged(path, f"{name} is {type(v).__name__} {v!r}, not a number")
+    elif not math.isfinite(v) or not lo <= v <= hi: _damaged(path, f"{name} = {v!r} is not a finite number in [{lo}, {hi}]")
+
+def _confined(rel, path) -> str:
+    "A checkpoint path relative to its folder: no absolute path, no '..'."
+    if not isinstance(rel, str) or not rel or PurePosixPath(rel).is_absolute() or '..' in PurePosixPath(rel).parts or '\\' in rel:
+        _damaged(path, f"checkpoint path {rel!r} must be relative to the checkpoints folder, without '..'")
+    return rel
+
+# %% ../nbs/07_experiment.ipynb #80753ce0
+def _check_config(cfg, path) -> dict:
+    if not isinstance(cfg, dict): _damaged(path, f"config is {type(cfg).__name__}, not a dict")
+    try: made = make_config(**cfg)
+    except ConfigError as e: _damaged(path, f"its config is not a valid config ({e})")
+    if made != cfg:
+        diff = sorted(k for k in set(made) | set(cfg) if made.get(k, '<absent>') != cfg.get(k, '<absent>'))
+        _damaged(path, f"its config differs from what make_config makes of it in {diff}: it was edited by hand or made by another version")
+    return cfg
+
+def _check_place(path, name: str, expected: Path):
+    "The file `path` must be `expected` (same name, same folder)."
+    if path is not None and (Path(path).name != expected.name or Path(path).absolute().parent.resolve() != expected.absolute().parent.resolve()):
+        _damaged(path, f"its {name} belongs at {expected}: it was copied or renamed (move it back there, or delete it)")
+
+def check_record(rec, path=None  # the file it was read from (None: a record in memory; its place is not checked)
+                ) -> dict:
+    "Raise DamagedRecordError naming the file and the field unless `rec` keeps the record contract; return it."
+    if not isinstance(rec, dict): _damaged(path, f"it holds a {type(rec).__name__}, not a record")
+    plugins = rec.get('plugins', [])
+    if not isinstance(plugins, list) or not all(isinstance(s, str) for s in plugins): _damaged(path, f"plugins {plugins!r} is not a list of names")
+    try: load_plugins(plugins)
+    except PluginError as e: raise PluginError(f"record {path or '(in memory)'} needs plugin(s) {plugins}: {e}") from None
+    if 'kind' in rec: return _check_evaluation(rec, path)
+    for key, kind in [('id', str), ('config', dict), ('metrics', dict), ('timing', dict)]:
+        if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
+    cfg = _check_config(rec['config'], path)
+    if rec['id'] != config_id(cfg): _damaged(path, f"id {rec['id']!r} is not its config's ({config_id(cfg)})")
+    if path is not None:
+        try: root = results_dir_of(path, cfg)
+        except IndexError: _damaged(path, 'it lies fewer folders deep than its task keeps records')
+        _check_place(path, 'config', record_path(cfg, root))
+    if not rec['metrics']: _damaged(path, 'metrics is empty')
+    lo, hi = task_of(cfg).metric_range
+    for key in SCORE_FIELDS:
+        if key in rec and not (key == 'shifted_avg' and rec[key] is None): _numbers(rec[key], key, path, lo, hi)
+    _numbers(rec['timing'], 'timing', path, 0.)
+    for key in ('selected_epoch', 'epochs_run'):
+        if key in rec and (isinstance(rec[key], bool) or not isinstance(rec[key], int) or rec[key] < 0):
+            _damaged(path, f"{key} = {rec[key]!r} is not a non-negative integer")
+    ck = rec.get('checkpoint')
+    if ck is not None:
+        if not isinstance(ck, dict) or not re.fullmatch(r'[0-9a-f]{64}', str(ck.get('sha256'))): _damaged(path, f"checkpoint {ck!r} lacks a sha256")
+        _confined(ck.get('path'), path)
+        if 'dir' in ck and (not isinstance(ck['dir'], str) or (not Path(ck['dir']).is_absolute() and '..' in PurePosixPath(ck['dir']).parts)):
+            _damaged(path, f"checkpoint dir {ck['dir']!r} must be absolute or a folder inside the results folder")
+    return rec
+
+def _check_evaluation(rec, path) -> dict:
+    "The contract of an evaluation record: kind, design, the source run's config and id, finite results."
+    for key, kind in [('kind', str), ('design', dict), ('config', dict), ('source', dict)]:
+        if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
+    if 'results' not in rec: _damaged(path, 'results are missing')
+    cfg = _check_config(rec['config'], path)
+    if rec['source'].get('id') != config_id(cfg): _damaged(path, f"source id {rec['source'].get('id')!r} is not its config's ({config_id(cfg)})")
+    if path is not None:
+        root = Path(path).absolute().parents[1]  # evaluation records lie in <results>/<kind>/
+        _check_place(path, 'design and source', root / rec['kind'] / f"{record_path(cfg, root).stem}_{config_id(rec['design'])}.json")
+    _numbers(rec['results'], 'results', path)
+    return rec
+
+# %% ../nbs/07_experiment.ipynb #56ecca53
+class Record(dict):
+    "A record (a dict) that remembers the file it was read from or written to, so its checkpoint can be found from it alone."
+    def __init__(self, rec: dict, path=None):
+        super().__init__(rec); self.path = None if path is None else Path(path)
 
 def read_record(path) -> dict:
-    "The record at `path`; a DamagedRecordError naming the file and the fix when it cannot be parsed."
+    "The record at `path`, checked against the record contract (`check_record`); DamagedRecordError naming the file and the fix otherwise."
     path = Path(path)
     try: rec = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise DamagedRecordError(f"damaged record {path} ({e}): rerun its config with force=True (papermill: -p force True), "
                                  f"or move the file aside and run again") from None
-    if not isinstance(rec, dict) or 'config' not in rec:
-        raise DamagedRecordError(f"damaged record {path}: no 'config' in it; rerun with force=True or move it aside")
-    return rec
+    return Record(check_record(rec, path), path)
+
+def read_records(folder,  # a folder of records (missing: no records)
+                 pattern: str = '*.json'  # e.g. '**/*.json' for subfolders too
+                ) -> list:
+    "Every record in `folder`, each checked; a DamagedRecordError names both files when two records claim one run."
+    folder = Path(folder)
+    if not folder.exists(): return []
+    out, seen = [], {}
+    for p in sorted(folder.glob(pattern)):
+        if p.parent.name == 'checkpoints': continue
+        rec = read_record(p)
+        key = (rec.get('kind'), rec.get('id') or rec['source']['id'], config_id(rec.get('design', {})))
+        if key in seen: raise DamagedRecordError(f"two records claim the same run: {seen[key]} and {p}; keep one and move the other aside")
+        seen[key] = p; out.append(rec)
+    return out
 
 # %% ../nbs/07_experiment.ipynb #a8713c6d
 class RunInProgress(RuntimeError):
@@ -237,13 +371,31 @@ def build_algorithm(cfg: dict, info: dict):
 
 def data_keys(cfg: dict) -> dict:
     "The config entries that fix the data of a run (everything of the task's own but the results subfolder)."
-    return {k: cfg[k] for k in task_of(cfg).defaults if k != 'experiment'}
+    return {k: cfg[k] for k in task_of(cfg).defaults if k != 'experiment' and k in cfg}
 
 def pretrain_checkpoint_path(cfg: dict, algo, checkpoints_dir) -> Path:
     "Where the pretrained state of `algo` for `cfg` is shared, keyed by everything pretraining depends on."
     key = dict(task=task_of(cfg).name, data=data_keys(cfg), method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
                pretrain_epochs=cfg['pretrain_epochs'], batch_size=cfg['batch_size'], hparams=algo.pretrain_signature())
     return Path(checkpoints_dir) / 'pretrain' / f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
+
+def reuse_pretraining(shared: Path) -> dict | None:
+    "The pretrained state saved at `shared` if it is intact (its sha256 matches the digest written beside it); None, with a warning, if damaged."
+    if not shared.exists(): return None
+    try:
+        expected = digest_path(shared).read_text().strip() if digest_path(shared).exists() else None
+        if expected is None: raise ValueError('no digest beside it')
+        if sha256_file(shared) != expected: raise ValueError('its sha256 differs from the digest written beside it')
+        return torch.load(shared, map_location='cpu', weights_only=True)
+    except Exception as e:  # altered, truncated, not a torch file: pretrain again rather than train on damaged encoders
+        warnings.warn(f"shared pretraining {shared} is damaged ({type(e).__name__}: {e}); pretraining again and replacing it", stacklevel=2)
+        shared.unlink(missing_ok=True); digest_path(shared).unlink(missing_ok=True)
+        return None
+
+def save_pretraining(shared: Path, state: dict):
+    "Save a pretrained state for other runs to reuse, with its sha256 beside it."
+    atomic_write(shared, lambda tmp: torch.save(state, tmp), suffix='.pt')
+    atomic_write(digest_path(shared), lambda tmp: Path(tmp).write_text(sha256_file(shared) + '\n'))
 
 def train_algorithm(cfg: dict, data: TaskData, device, progress: bool = True, checkpoints_dir=None) -> tuple:
     "Build, pretrain (or reuse a shared pretraining) and fit; (algo, pretrain log, fit log, pretrain seconds, reused pretraining path)."
@@ -252,15 +404,14 @@ def train_algorithm(cfg: dict, data: TaskData, device, progress: bool = True, ch
     t_pre, pre_log, reused = time.perf_counter(), [], None
     if cfg['pretrain_epochs']:
         shared = pretrain_checkpoint_path(cfg, algo, checkpoints_dir) if checkpoints_dir is not None else None
-        if shared is not None and shared.exists():
-            state = torch.load(shared, map_location='cpu', weights_only=True)
+        state = reuse_pretraining(shared) if shared is not None else None
+        if state is not None:
             algo.load_pretrain_state(state['state']); algo.to(device); pre_log, reused = state['history'], str(shared)
             if progress: print(f'pretraining reused from {shared}', flush=True)
         else:
             pre_log = algo.pretrain(data.train, val=data.val, epochs=cfg['pretrain_epochs'], batch_size=cfg['batch_size'],
                                     seed=cfg['seed'], device=device, progress=progress)
-            if shared is not None:
-                atomic_write(shared, lambda tmp: torch.save(dict(state=algo.pretrain_state(), history=pre_log), tmp), suffix='.pt')
+            if shared is not None: save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
     pretrain_seconds = time.perf_counter() - t_pre
     log = fit(algo, data.train, data.val, epochs=cfg['epochs'], batch_size=cfg['batch_size'], patience=cfg['patience'],
               seed=cfg['seed'], device=device, progress=progress, score=task.score)
@@ -283,33 +434,54 @@ def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float
                 device=facts.pop('device'), **({'gpu': facts} if facts else {}), deterministic=deterministic,
                 torch_threads=torch.get_num_threads(), versions=versions())
 
-def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str) -> str:
-    "Save the trained weights with what rebuilding the model needs; returns the file's sha256."
+class DamagedCheckpointError(ValueError):
+    "A checkpoint that cannot be read, or does not belong to its record."
+
+def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugins=()) -> str:
+    "Save the trained weights with what rebuilding the model needs; returns the file's sha256 (an OSError naming the file if it cannot be written)."
     sizes = {k: info[k] for k in ('n_features', 'seq_len', 'n_classes', 'n_domains')}
     state = {k: v.detach().cpu() for k, v in algo.state_dict().items()}
-    atomic_write(path, lambda tmp: torch.save(dict(format=1, id=config_id(cfg), run_uid=run_uid, config=cfg, sizes=sizes, state_dict=state), tmp),
-                 suffix='.pt')
+    payload = dict(format=1, id=config_id(cfg), run_uid=run_uid, config=cfg, sizes=sizes, state_dict=state, plugins=list(plugins))
+    try: atomic_write(path, lambda tmp: torch.save(payload, tmp), suffix='.pt')
+    except (OSError, RuntimeError) as e:  # torch reports a full disk as a RuntimeError from its zip writer
+        raise OSError(f"could not write the checkpoint {path} ({type(e).__name__}: {str(e).splitlines()[0][:200]}): "
+                      "free disk space or choose another results folder; nothing was recorded") from e
     return sha256_file(path)
 
+def load_checkpoint(path: Path) -> dict:
+    "The contents of a checkpoint file (weights only: no code in it is run); DamagedCheckpointError naming the file otherwise."
+    try: return torch.load(path, map_location='cpu', weights_only=True)
+    except FileNotFoundError: raise
+    except Exception as e:
+        raise DamagedCheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:200]}): "
+                                     "rerun its config with force=True, or evaluate with retrain=True") from None
+
 # %% ../nbs/07_experiment.ipynb #b06ac28f
+def _checkpoint_dir_field(ck_root: Path, results_dir) -> str:
+    "How a record names its checkpoints folder: relative to the results folder when inside it (the pair moves together), else absolute."
+    try: return Path(ck_root).absolute().relative_to(Path(results_dir).absolute()).as_posix()
+    except ValueError: return str(Path(ck_root).absolute())
+
 def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the task comes from `dataset`, HAR-C by default)
-        results_dir='results',  # records go to results_dir/<experiment>/
-        checkpoints_dir=None,  # trained models; default `checkpoints/` beside results_dir
+        results_dir='results',  # records go to results_dir/<experiment>/, models to results_dir/checkpoints/
+        checkpoints_dir=None,  # trained models; default `checkpoints/` inside results_dir
         force: bool = False,  # rerun even when a record exists
         device=None,  # 'cpu', 'cuda', 'cuda:N'; None: `$PRISM_DEVICE`, else a GPU when present
-        threads: int = 1,  # torch CPU threads for this run (recorded)
+        threads: int = 1,  # torch CPU threads for this run (recorded), at most the machine's cores
         wait: bool = False,  # when another process is training the same config: wait for it instead of failing
         progress: bool = True,  # one line per epoch
-        deterministic: bool = True  # deterministic kernels only (see `deterministic_mode`; recorded)
+        deterministic: bool = True,  # deterministic kernels only (see `deterministic_mode`; recorded)
+        plugins=None  # modules or .py files registering your methods, conditions, tasks (see `load_plugins`; recorded)
        ) -> dict:
     "Train and evaluate one config (or return its existing record); write and return the record."
+    plugins = load_plugins(plugins)
     cfg = make_config(**(cfg or {})); task = task_of(cfg)
-    device = check_device(device); threads = check_int('threads', threads, 1)
+    device = check_device(device); threads = check_threads(threads)
     check_bool('force', force); check_bool('wait', wait); check_bool('deterministic', deterministic)
+    if not str(results_dir).strip(): raise ConfigError("results_dir is empty: name a folder (default 'results')")
     path = record_path(cfg, results_dir)
-    ckpt = checkpoint_path(cfg, results_dir, checkpoints_dir)
-    checkpoints_dir = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
-    check_writable(path.parent, 'results folder'); check_writable(ckpt.parent, 'checkpoints folder')
+    ck_root = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
+    check_writable(path.parent, 'results folder'); check_writable(ck_root, 'checkpoints folder')
     if path.exists() and not force:
         rec = read_record(path)
         if progress: print(f"skipped: {path} exists (made on {rec.get('device')}, {rec.get('torch_threads')} thread(s)); force=True reruns it")
@@ -322,21 +494,60 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
     old_threads = torch.get_num_threads()
     try:
         if path.exists() and not force: return read_record(path)  # another run finished it while we waited
+        try: old_ckpt = checkpoint_file(read_record(path), path, checkpoints_dir) if path.exists() else None
+        except (DamagedRecordError, PluginError): old_ckpt = None
         torch.set_num_threads(threads)
         t0, run_uid = time.perf_counter(), uuid.uuid4().hex
         data = task.load(cfg)
         with deterministic_mode(deterministic):
-            algo, pre_log, log, pretrain_seconds, reused = train_algorithm(cfg, data, device, progress, checkpoints_dir)
+            algo, pre_log, log, pretrain_seconds, reused = train_algorithm(cfg, data, device, progress, ck_root)
             results = task.evaluate(algo, data, cfg)
-        digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid)
+        ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
+        digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
         score_key = 'val_acc' if task.score is None else 'val_score'
         record = dict(id=config_id(cfg), config=cfg, data=data.info, **results, **{score_key: log[score_key]},
-                      **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic), run_uid=run_uid,
-                      checkpoint=dict(path=ckpt.relative_to(checkpoints_dir).as_posix(), sha256=digest), pretrain_reused=reused)
-        atomic_write_json(path, record)
-        return record
+                      **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic), run_uid=run_uid, plugins=plugins,
+                      checkpoint=dict(dir=_checkpoint_dir_field(ck_root, results_dir), path=ckpt.relative_to(ck_root).as_posix(), sha256=digest),
+                      pretrain_reused=reused)
+        try: atomic_write_json(path, check_record(json_ready(record), path))
+        except BaseException as e:
+            ckpt.unlink(missing_ok=True)  # the old record, if any, keeps its own model
+            if isinstance(e, OSError): raise OSError(f"could not write the record {path} ({e.strerror or e}): free disk space or choose "
+                                                     "another results folder; the old record and its model are unchanged") from e
+            raise
+        if old_ckpt is not None and old_ckpt != ckpt and old_ckpt.exists(): old_ckpt.unlink()
+        return Record(record, path)
     finally:
         torch.set_num_threads(old_threads); lock.release()
+
+# %% ../nbs/07_experiment.ipynb #063880bd
+RUN_SETTINGS = ('results_dir', 'checkpoints_dir', 'force', 'device', 'threads', 'wait', 'deterministic', 'plugins')  # `run`'s own arguments
+
+def _notebook_params(namespace: dict) -> dict:
+    "The parameters a papermill run defined: the namespace's plain values (no modules, functions, IPython's own names or _private)."
+    return {k: v for k, v in namespace.items() if not k.startswith('_') and k not in ('In', 'Out')
+            and not callable(v) and not isinstance(v, types.ModuleType)}
+
+def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
+                      home: str = 'harc'  # the task the notebook's parameters cell is written for
+                     ) -> dict:
+    "Run the config a run notebook's parameters describe; ConfigError listing the valid names for any other name."
+    params = _notebook_params(namespace)
+    load_plugins(params.get('plugins'))
+    task = get_task(params.get('dataset', home))
+    valid = set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset'}
+    home_defaults = get_task(home).defaults
+    ignored = {k for k, v in params.items() if k not in valid and k in home_defaults and v == home_defaults[k]}
+    unknown = sorted(set(params) - valid - ignored)
+    if unknown: raise ConfigError(f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}")
+    settings = {k: params[k] for k in RUN_SETTINGS if k in params}
+    for key in ('results_dir', 'checkpoints_dir'):
+        v = settings.get(key)
+        if v is not None and not str(v).strip(): raise ConfigError(f"{key} is empty: name a folder")
+        if v is not None and not Path(v).is_absolute(): settings[key] = repo_root() / v
+    cfg = {k: v for k, v in params.items() if k not in settings and k not in ignored}
+    if cfg.get('dataset') == 'harc': del cfg['dataset']  # HAR-C configs name no dataset (their ids predate tasks)
+    return run(cfg, **settings)
 
 # %% ../nbs/07_experiment.ipynb #05d1ae70
 def results_dir_of(record_file, cfg: dict) -> Path:
@@ -344,35 +555,52 @@ def results_dir_of(record_file, cfg: dict) -> Path:
     parts, _ = task_of(cfg).record_stem(cfg)
     return Path(record_file).absolute().parents[len(parts) + 1]
 
+def checkpoint_file(rec: dict, rec_file=None,  # the record and the file it was read from (None: under ./results)
+                    checkpoints_dir=None  # overrides the folder the record names
+                   ) -> Path | None:
+    "Where the record's checkpoint is (None when it names none), confined to its checkpoints folder."
+    ck = rec.get('checkpoint')
+    if not ck: return None
+    rel = _confined(ck.get('path'), rec_file)
+    results_dir = results_dir_of(rec_file, rec['config']) if rec_file else Path('results')
+    if checkpoints_dir: root = Path(checkpoints_dir)
+    elif 'dir' in ck: root = Path(ck['dir']) if Path(ck['dir']).is_absolute() else results_dir / ck['dir']
+    else: root = Path(results_dir).absolute().parent / 'checkpoints'  # records made before checkpoints lived inside the results folder
+    path = root / rel
+    if not path.resolve().is_relative_to(root.resolve()): _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
+    return path
+
 def load_model(source,  # a record dict, a record's .json path, or a checkpoint's .pt path
-               checkpoints_dir=None,  # where the record's checkpoint lives; default: beside its results folder
+               checkpoints_dir=None,  # where the record's checkpoint lives; default: the folder the record names
                device=None,  # where to put the model; default the CPU
                retrain: bool = False,  # rerun the config when the record has no checkpoint
                ) -> tuple:
     "(trained model in eval mode, its config) from a record or a checkpoint."
     device = check_device(device or 'cpu')
     rec, rec_file = None, None
-    if isinstance(source, dict): rec = source
+    if isinstance(source, dict): rec, rec_file = check_record(source), getattr(source, 'path', None)
     elif Path(source).suffix == '.json': rec_file = Path(source); rec = read_record(rec_file)
     if rec is not None:
         cfg = rec['config']
-        results_dir = results_dir_of(rec_file, cfg) if rec_file else 'results'
-        root = Path(checkpoints_dir) if checkpoints_dir else default_checkpoints_dir(results_dir)
-        ck = rec.get('checkpoint')
-        path = root / ck['path'] if ck else None
+        path = checkpoint_file(rec, rec_file, checkpoints_dir)
         if path is None or not path.exists():
             if not retrain:
                 raise FileNotFoundError(f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} (id {rec.get('id')})"
-                                        + (f": {path} is missing" if path else ": the record predates saved models")
-                                        + "; pass retrain=True to rerun the config and save one")
-            rec = run(cfg, results_dir=results_dir, checkpoints_dir=root, force=True, progress=False)
-            path = root / rec['checkpoint']['path']
+                                        + (f": {path} is missing (copy the results folder's checkpoints/ along with it, or pass "
+                                           "checkpoints_dir=)" if path else ": the record predates saved models")
+                                        + "; retrain=True reruns the config and saves one")
+            results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
+            rec = run(cfg, results_dir=results_dir, checkpoints_dir=checkpoints_dir, force=True, progress=False, plugins=rec.get('plugins'))
+            path = checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
         if sha256_file(path) != rec['checkpoint']['sha256']:
-            raise ValueError(f"checkpoint {path} does not match its record (sha256 differs): it belongs to another run of this config; "
-                             "rerun with retrain=True")
+            raise DamagedCheckpointError(f"checkpoint {path} does not match its record (sha256 differs): it was altered, or belongs to "
+                                         "another run of this config; rerun with retrain=True")
     else: path = Path(source)
-    ck = torch.load(path, map_location='cpu', weights_only=True)
-    if rec is not None and ck['run_uid'] != rec['run_uid']: raise ValueError(f"checkpoint {path} belongs to another run of this config")
+    ck = load_checkpoint(path)
+    if not isinstance(ck, dict) or not {'config', 'sizes', 'state_dict', 'run_uid'} <= set(ck):
+        raise DamagedCheckpointError(f"checkpoint {path} is not a prism_nb model (it lacks config, sizes, state_dict or run_uid)")
+    if rec is not None and ck['run_uid'] != rec['run_uid']: raise DamagedCheckpointError(f"checkpoint {path} belongs to another run of this config")
+    load_plugins(ck.get('plugins'))
     cfg = ck['config']
     algo = build_algorithm(cfg, ck['sizes']).for_inference()
     algo.load_state_dict(ck['state_dict'])
@@ -382,11 +610,14 @@ def load_model(source,  # a record dict, a record's .json path, or a checkpoint'
 def condition_test_set(cfg: dict, condition: str, rate: float | None = None, masks: torch.Tensor | None = None) -> ISMTS:
     "The run's test windows under `condition` (drawn as the run drew them) at `rate` (default the run's), or under explicit `masks`."
     task = task_of(cfg)
-    if task.test_windows is None: raise ValueError(f"task {task.name} has no sampling conditions to evaluate on")
+    if task.test_windows is None:
+        raise ValueError(f"task {task.name} gives no test windows: set Task.test_windows (cfg -> fully observed ISMTS) to evaluate on "
+                         "sampling conditions (nbs/17_build_on_it.ipynb shows one)")
     x = task.test_windows(cfg)
     if masks is not None:
         if tuple(masks.shape) != tuple(x.shape): raise ValueError(f"masks must be {tuple(x.shape)} (the test windows), got {tuple(masks.shape)}")
         return x.with_mask(masks.to(x.v.dtype))
+    if rate is None and 'rate' not in cfg: raise ValueError(f"task {task.name} has no `rate` config key: pass rate= (the observation budget)")
     rate = cfg['rate'] if rate is None else check_real('rate', rate, 0, 1, lo_open=True)
     m = condition_masks(condition, len(x), L=x.shape[1], D=x.shape[2], rate=rate, seed=derive_seed(cfg['seed'], 'masks', 'test', condition))
     return x.with_mask(m)
@@ -420,6 +651,7 @@ HARC_DEFAULTS = dict(
     channels='acc_gyro',  # a channel set name or a list of signal names
     rate=0.2,  # observation budget: floor(L*rate) steps per channel
     max_windows=None,  # cap per split, for quick runs
+    train_condition='Random',  # the sampling condition of the source (training and validation) windows: any registered condition
 )
 
 def _subset(x: ISMTS, n: int | None, seed: int) -> ISMTS:
@@ -444,24 +676,30 @@ def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dic
                 n_classes=len(HAR_CLASSES), n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1,
                 n_features=train.shape[2], seq_len=train.shape[1], rate=rate, dropped={})
 
+def harc_test_conditions(cfg: dict) -> list:
+    "The conditions a HAR-C run is tested on: the eight, and its training condition when that is another one."
+    tc = cfg.get('train_condition', 'Random')
+    return HARC_CONDITIONS + ([tc] if tc not in HARC_CONDITIONS else [])
+
 def load_harc_data(cfg: dict) -> TaskData:
-    "HAR-C for one config: Random-masked source splits and a masked test set per condition."
-    seed, rate = cfg['seed'], cfg['rate']
+    "HAR-C for one config: source splits masked by the training condition (Random by default), a masked test set per condition."
+    seed, rate, tc = cfg['seed'], cfg['rate'], cfg.get('train_condition', 'Random')
     train, val, test, splits = harc_splits(seed, cfg['source'], cfg['channels'], cfg['max_windows'])
-    return TaskData(train=observe(train, 'Random', rate, derive_seed(seed, 'masks', 'train')),
-                    val=observe(val, 'Random', rate, derive_seed(seed, 'masks', 'val')),
-                    tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in HARC_CONDITIONS},
+    return TaskData(train=observe(train, tc, rate, derive_seed(seed, 'masks', 'train')),
+                    val=observe(val, tc, rate, derive_seed(seed, 'masks', 'val')),
+                    tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in harc_test_conditions(cfg)},
                     info=harc_info(splits, train, val, test, rate))
 
 def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
-    "Accuracy (%) per condition, per class, the average over conditions and over the shifted ones."
+    "Accuracy (%) per condition, per class, the average over the eight HAR-C conditions and over those other than the training one."
     metrics, per_class = {}, {}
     for cond, x in data.tests.items():
         pred = predict(algo, x).cpu()
         metrics[cond] = percent_correct(pred, x.y)
         per_class[cond] = class_accuracies(pred, x.y, data.info['n_classes'])
-    shifted = [metrics[c] for c in metrics if c != 'Random']
-    return dict(metrics=metrics, per_class=per_class, avg=float(np.mean(list(metrics.values()))),
+    tc = cfg.get('train_condition', 'Random')
+    shifted = [metrics[c] for c in HARC_CONDITIONS if c in metrics and c != tc]
+    return dict(metrics=metrics, per_class=per_class, avg=float(np.mean([metrics[c] for c in HARC_CONDITIONS if c in metrics])),
                 shifted_avg=float(np.mean(shifted)) if shifted else None)
 
 def check_harc(cfg: dict):
@@ -476,10 +714,15 @@ def check_harc(cfg: dict):
     try: budget_steps(128, cfg['rate'])
     except ValueError as e: raise ConfigError(f"rate: {e}") from None
     if cfg['max_windows'] is not None: cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], 2)
+    tc = cfg.get('train_condition', 'Random')
+    if tc not in CONDITIONS:
+        raise ConfigError(f"unknown train_condition {tc!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
+    if tc == 'Random': cfg.pop('train_condition', None)  # the default leaves the config, so the ids of Random-trained runs never change
 
 def harc_record_stem(cfg: dict) -> tuple:
-    "HAR-C records: results/harc/<method>[-<variant>]_<backbone>_s<seed>_<id>.json."
-    return (), f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}_{cfg['backbone']}_s{cfg['seed']}"
+    "HAR-C records: results/harc/<method>[-<variant>]_<backbone>[_on<condition>]_s<seed>_<id>.json."
+    on = f"_on{re.sub('[^A-Za-z0-9]', '', cfg['train_condition'])}" if 'train_condition' in cfg else ''
+    return (), f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}_{cfg['backbone']}{on}_s{cfg['seed']}"
 
 HARC = register_task(Task(
     name='harc', display='HAR-C', defaults=HARC_DEFAULTS, check=check_harc, load=load_harc_data, evaluate=evaluate_harc,

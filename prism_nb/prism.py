@@ -101,6 +101,12 @@ class PRISM(Algorithm):
                     pretrain_patience=5, among_observed=False, aggregate='max', views=True, pretrain_feat=True,
                     pretrain_samp=True, use_feat=True, use_samp=True, variant='full', seed=0)
 
+    @classmethod
+    def hparam_space(cls): return {**super().hparam_space(), 'K': (1, 64), 'r_t': (0., .99), 'r_f': (0., .99), 'pre_r_t': (0., .99), 'pre_r_f': (0., .99),
+                'pretrain_lr': (1e-8, 10.), 'pretrain_patience': (1, 1000), 'among_observed': {True, False}, 'aggregate': {'max', 'mean'},
+                'views': {True, False}, 'pretrain_feat': {True, False}, 'pretrain_samp': {True, False}, 'use_feat': {True, False},
+                'use_samp': {True, False}}
+
     def generator(self, device) -> torch.Generator:
         "The augmentation generator, on `device`, created once from the seed."
         if self._g is None or self._g.device.type != torch.device(device).type:
