@@ -26,12 +26,13 @@ __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCO
            'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int',
            'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path',
            'default_checkpoints_dir', 'checkpoint_path', 'check_device', 'check_threads', 'check_writable',
-           'DamagedRecordError', 'check_record', 'Record', 'read_record', 'read_records', 'RunInProgress', 'lock_path',
-           'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
-           'save_pretraining', 'train_algorithm', 'versions', 'run_fields', 'DamagedCheckpointError', 'save_checkpoint',
-           'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of', 'checkpoint_file', 'load_model',
-           'condition_test_set', 'evaluate', 'observe', 'harc_splits', 'harc_info', 'harc_test_conditions',
-           'load_harc_data', 'evaluate_harc', 'check_harc', 'harc_record_stem']
+           'DamagedRecordError', 'check_record', 'Record', 'read_record', 'read_records', 'write_record',
+           'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path',
+           'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions', 'run_fields',
+           'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of',
+           'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate', 'observe',
+           'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data', 'evaluate_harc', 'check_harc',
+           'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #855587d2
 class ConfigError(ValueError):
@@ -341,6 +342,22 @@ def read_records(folder,  # a folder of records (missing: no records)
         seen[key] = p; out.append(rec)
     return out
 
+# %% ../nbs/07_experiment.ipynb #9bfab261
+def write_record(record: dict,  # fields of a run record (config, metrics, ...) or of an evaluation record (kind, design, config, results)
+                 results_dir  # the results folder it goes in
+                ) -> Path:
+    "Write a record made elsewhere (an import, a test fixture) where its config says, with its id, after checking the record contract."
+    rec = json_ready(record); rec['config'] = make_config(**rec['config'])
+    root = Path(results_dir)
+    if 'kind' in rec:
+        rec.setdefault('source', {}).update(id=config_id(rec['config']), path=record_path(rec['config'], root).name)
+        path = root / rec['kind'] / f"{record_path(rec['config'], root).stem}_{config_id(rec['design'])}.json"
+    else:
+        rec['id'] = config_id(rec['config']); rec.setdefault('timing', dict(total_seconds=0.))
+        path = record_path(rec['config'], root)
+    atomic_write_json(path, check_record(rec, path))
+    return path
+
 # %% ../nbs/07_experiment.ipynb #a8713c6d
 class RunInProgress(RuntimeError):
     "Another process is training the same config."
@@ -524,9 +541,9 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
 RUN_SETTINGS = ('results_dir', 'checkpoints_dir', 'force', 'device', 'threads', 'wait', 'deterministic', 'plugins')  # `run`'s own arguments
 
 def _notebook_params(namespace: dict) -> dict:
-    "The parameters a papermill run defined: the namespace's plain values (no modules, functions, IPython's own names or _private)."
-    return {k: v for k, v in namespace.items() if not k.startswith('_') and k not in ('In', 'Out')
-            and not callable(v) and not isinstance(v, types.ModuleType)}
+    "The parameters a papermill run defined: the namespace's plain literals (what papermill injects), not IPython's `In`/`Out` or _private names."
+    literal = (str, int, float, bool, type(None), list, dict, tuple)
+    return {k: v for k, v in namespace.items() if not k.startswith('_') and k not in ('In', 'Out') and isinstance(v, literal)}
 
 def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
                       home: str = 'harc'  # the task the notebook's parameters cell is written for
@@ -555,17 +572,23 @@ def results_dir_of(record_file, cfg: dict) -> Path:
     parts, _ = task_of(cfg).record_stem(cfg)
     return Path(record_file).absolute().parents[len(parts) + 1]
 
-def checkpoint_file(rec: dict, rec_file=None,  # the record and the file it was read from (None: under ./results)
-                    checkpoints_dir=None  # overrides the folder the record names
-                   ) -> Path | None:
+def checkpoints_root(rec: dict, rec_file=None,  # the record and the file it was read from (None: under ./results)
+                     checkpoints_dir=None  # overrides the folder the record names
+                    ) -> Path:
+    "The checkpoints folder of a record's run: `checkpoints_dir`, else the folder the record names (relative to its results folder)."
+    if checkpoints_dir: return Path(checkpoints_dir)
+    results_dir = results_dir_of(rec_file, rec['config']) if rec_file else Path('results')
+    ck = rec.get('checkpoint') or {}
+    if 'dir' in ck: return Path(ck['dir']) if Path(ck['dir']).is_absolute() else results_dir / ck['dir']
+    if ck: return Path(results_dir).absolute().parent / 'checkpoints'  # records made before checkpoints lived inside the results folder
+    return default_checkpoints_dir(results_dir)
+
+def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | None:
     "Where the record's checkpoint is (None when it names none), confined to its checkpoints folder."
     ck = rec.get('checkpoint')
     if not ck: return None
     rel = _confined(ck.get('path'), rec_file)
-    results_dir = results_dir_of(rec_file, rec['config']) if rec_file else Path('results')
-    if checkpoints_dir: root = Path(checkpoints_dir)
-    elif 'dir' in ck: root = Path(ck['dir']) if Path(ck['dir']).is_absolute() else results_dir / ck['dir']
-    else: root = Path(results_dir).absolute().parent / 'checkpoints'  # records made before checkpoints lived inside the results folder
+    root = checkpoints_root(rec, rec_file, checkpoints_dir)
     path = root / rel
     if not path.resolve().is_relative_to(root.resolve()): _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
     return path

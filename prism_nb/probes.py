@@ -14,7 +14,7 @@ from .core import ISMTS, derive_seed, repo_root
 from .sampling import HARC_CONDITIONS
 from .engine import model_device
 from .experiment import (ConfigError, build_algorithm, harc_splits, harc_info, observe, pretrain_checkpoint_path,
-                                 default_checkpoints_dir, results_dir_of, read_record, check_int, task_of, _subset)
+                                 checkpoints_root, results_dir_of, read_record, check_int, task_of, _subset)
 from .analysis import evaluation_record, evaluate_saved_runs, _records, _mean_se
 
 # %% auto #0
@@ -148,8 +148,7 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
 def probe_record(source,  # a PRISM run's record (.json path)
                  design: dict = PROBE_DESIGN, checkpoints_dir=None, force: bool = False) -> dict:
     "Probe the run of `source` once and keep the result as a `harc_probes` evaluation record."
-    cfg = read_record(source)['config']
-    checkpoints_dir = Path(checkpoints_dir or default_checkpoints_dir(results_dir_of(source, cfg)))
+    checkpoints_dir = checkpoints_root(read_record(source), source, checkpoints_dir)
     return evaluation_record(source, 'harc_probes', design, partial(branch_probes, checkpoints_dir=checkpoints_dir),
                              checkpoints_dir=checkpoints_dir, force=force)
 

@@ -4,22 +4,25 @@
 
 # %% ../nbs/11_report.ipynb #190cfb9a
 from __future__ import annotations
-import json, os
+import json, os, shutil, uuid
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 import numpy as np
 import pandas as pd
 
-from .core import repo_root, atomic_write
-from .experiment import make_config, record_path, read_record
+from .core import repo_root, atomic_write, results_root
+from .experiment import make_config, record_path, read_record, check_seeds, ConfigError
 
 # %% auto #0
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
-           'save_table', 'save_figure', 'harc_records', 'harc_result_table', 'twin_wide', 'backbone_table',
-           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'feature_geometry',
-           'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings', 'compute_ledger',
-           'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
+           'save_table', 'save_figure', 'check_results_dir', 'is_empty_table', 'publish', 'harc_records',
+           'harc_result_table', 'twin_wide', 'backbone_table', 'plot_backbone_generalization', 'manydg_space_blowups',
+           'harc_collapsed_runs', 'feature_geometry', 'initial_geometry', 'harc_figures', 'dataset_statistics',
+           'augmentation_settings', 'compute_ledger', 'records_cpu_hours', 'backbone_coverage', 'coverage_table',
+           'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -129,13 +132,61 @@ def save_figure(fig, stem, dpi: int = 150) -> list:
     return [atomic_write(stem.with_suffix('.' + f), lambda p, f=f: fig.savefig(p, format=f, dpi=dpi, bbox_inches='tight', metadata=meta[f]))
             for f in ('pdf', 'png')]
 
+# %% ../nbs/11_report.ipynb #5d3da546
+def check_results_dir(results_dir=None  # None: the repository's results/
+                     ) -> Path:
+    "The results folder a render reads, refused (ConfigError) when it does not exist or holds no record."
+    root = results_root(results_dir)
+    if not root.is_dir(): raise ConfigError(f"results_dir {root} does not exist (a typo?); records are read from there")
+    if next(root.glob('*/**/*.json'), None) is None: raise ConfigError(f"results_dir {root} holds no records (results/<experiment>/*.json)")
+    return root
+
+def is_empty_table(df: pd.DataFrame) -> bool:
+    "Whether a table holds no value: every data cell missing or '—'."
+    return bool(df.size == 0 or df.map(lambda v: v is None or v == '—' or (isinstance(v, float) and np.isnan(v))).all().all())
+
+# %% ../nbs/11_report.ipynb #47f3bf05
+def publish(tables: dict,  # name -> (DataFrame, keyword arguments of `save_table`)
+            figures: dict,  # name -> matplotlib figure
+            tables_dir, figures_dir) -> dict:
+    "Write every table and figure into staging copies of the two folders, then swap both in: all or nothing, one render at a time."
+    dirs = [Path(tables_dir), Path(figures_dir)]
+    lock = FileLock(str(dirs[0].parent / '.render.lock'))
+    try: lock.acquire(timeout=0)
+    except Timeout: raise RuntimeError(f"another render holds {lock.lock_file}; wait for it to finish") from None
+    try:
+        for d in dirs:  # what a killed render left behind
+            for left in d.parent.glob(f'.{d.name}.*-*'): shutil.rmtree(left, ignore_errors=True)
+        def committed_has_values(n, kw) -> bool:
+            csv = dirs[0] / f'{n}.csv'
+            return csv.exists() and not is_empty_table(pd.read_csv(csv, index_col=0 if kw.get('index', True) else None))
+        empty = [n for n, (df, kw) in tables.items() if is_empty_table(df) and committed_has_values(n, kw)]
+        if empty: raise ConfigError(f"no values for {empty}, which the committed tables have: are the records in the results_dir given?")
+        uid = uuid.uuid4().hex[:8]
+        staging = [d.parent / f'.{d.name}.staging-{uid}' for d in dirs]
+        try:
+            for d, s in zip(dirs, staging):
+                if d.exists(): shutil.copytree(d, s)
+                else: s.mkdir(parents=True)
+            for name, (df, kw) in tables.items(): save_table(df, staging[0] / name, **kw)
+            for name, fig in figures.items(): save_figure(fig, staging[1] / name)
+            old = [d.parent / f'.{d.name}.old-{uid}' for d in dirs]
+            for d, s, o in zip(dirs, staging, old):
+                if d.exists(): d.rename(o)
+                s.rename(d)
+        finally:
+            for s in staging: shutil.rmtree(s, ignore_errors=True)
+        for o in old: shutil.rmtree(o, ignore_errors=True)
+        return dict(tables=len(tables), figures=len(figures))
+    finally: lock.release()
+
 # %% ../nbs/11_report.ipynb #38f7ac48
 def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
                  seeds=range(3),  # seeds looked up for every row
                  results_dir=None,  # default <repo>/results
                  **common) -> pd.DataFrame:
     "Records of the canonical HAR-C config of each row and seed (missing ones left out), one row per run."
-    results_dir = Path(results_dir or repo_root() / 'results'); out = []
+    results_dir = results_root(results_dir); seeds = check_seeds(seeds); out = []
     for name, overrides in rows.items():
         for seed in seeds:
             p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)

@@ -10,16 +10,19 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .core import config_id, repo_root
+from .core import config_id, repo_root, load_plugins
 from .algorithms import algorithm_class
-from .experiment import make_config, record_path, task_of
+from .experiment import make_config, record_path, task_of, check_seeds, read_record, DamagedRecordError
 
 # %% auto #0
 __all__ = ['sweep_configs', 'sweep_devices', 'sweep_commands', 'run_command', 'run_sweep']
 
 # %% ../nbs/08_sweep.ipynb #a8fa8034
-def sweep_configs(methods=('erm',), seeds=range(3), variants=('full',), **common) -> list:
+def sweep_configs(methods=('erm',), seeds=range(3), variants=('full',),
+                  plugins=None,  # modules or .py files registering your own methods, conditions, tasks (imported here first)
+                  **common) -> list:
     "Checked configs for every method x variant x seed (variants other than 'full' only for methods that have them)."
+    load_plugins(plugins); seeds = check_seeds(seeds)
     out = []
     for m in methods:
         vs = [v for v in variants if v in algorithm_class(m).variants] or ['full']
@@ -49,10 +52,12 @@ def sweep_devices(device, n: int) -> list:
 
 def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None,
                    device=None,  # 'cpu', 'cuda' (spread over the GPUs), 'cuda:N'; None: each run's default
-                   deterministic: bool | None = None  # None: the run notebooks' default (True)
+                   deterministic: bool | None = None,  # None: the run notebooks' default (True)
+                   plugins=None  # modules or .py files every run imports first (see `load_plugins`)
                   ) -> list:
     "One papermill command per config (its task's run notebook, run from the repository root), e.g. for an external scheduler."
     q = lambda x: shlex.quote(str(x))
+    plugins = load_plugins(plugins)
     cmds = []
     for cfg, dev in zip(cfgs, sweep_devices(device, len(cfgs))):
         params = ' '.join(f'-y {q(f"{k}: {_yaml_value(v)}")}' if isinstance(v, (dict, list)) else f'-p {k} {q(_literal(v))}'
@@ -61,7 +66,8 @@ def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | N
         out = Path(out_dir) / f'{record_path(cfg, results_dir).stem}.ipynb'
         cmds.append(f'{env}papermill {q(task_of(cfg).notebook)} {q(out)} {params} -p results_dir {q(results_dir)}'
                     + (f' -p threads {threads}' if threads else '') + (f' -p device {q(dev)}' if dev else '')
-                    + (f' -p deterministic {deterministic}' if deterministic is not None else ''))
+                    + (f' -p deterministic {deterministic}' if deterministic is not None else '')
+                    + (f' -y {q(f"plugins: {_yaml_value(plugins)}")}' if plugins else ''))
     return cmds
 
 # %% ../nbs/08_sweep.ipynb #5e3b13c9
@@ -94,21 +100,26 @@ def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (igno
               executor=None,  # anything whose `submit(fn, *args)` returns a future with `result()`: a Dask client or its executor, submitit; default local threads
               device=None,  # as in `sweep_commands`: 'cuda' spreads the runs over the visible GPUs
               deterministic: bool | None = None,  # None: the run notebooks' default (True)
+              plugins=None,  # modules or .py files registering your own methods, conditions, tasks: every worker imports them
               progress: bool = True) -> dict:
     "Run the configs without a record; a summary dict of lists: done, skipped, in_progress (trained by another sweep), failed (config name, error)."
     root = repo_root(); results_dir = Path(results_dir if Path(results_dir).is_absolute() else root / results_dir)
     paths = [(c, record_path(c, results_dir)) for c in cfgs]  # looked at once: one snapshot of what exists
-    skipped = [p.stem for _, p in paths if p.exists()]
-    todo = [(c, p.stem) for c, p in paths if not p.exists()]
+    skipped, todo, damaged = [], [], []
+    for c, p in paths:
+        if not p.exists(): todo.append((c, p.stem)); continue
+        try: read_record(p); skipped.append(p.stem)  # skipped only when its record keeps the record contract
+        except DamagedRecordError as e: damaged.append((p.stem, str(e)))
     threads = threads or max(1, (os.cpu_count() or 1) // max(workers, 1))
     out_dir = Path(out_dir or root / 'runs'); out_dir.mkdir(parents=True, exist_ok=True)
     cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir, threads=threads, device=device,
-                          deterministic=deterministic)
+                          deterministic=deterministic, plugins=plugins)
     # the workers' papermill is the one installed beside this Python, whether or not its venv is activated
     bin_dir = str(Path(sys.executable).parent)
     own = executor is None
     ex = executor or ThreadPoolExecutor(workers)
-    done, in_progress, failed = [], [], []
+    done, in_progress, failed = [], [], list(damaged)
+    for name, err in damaged: print(f'FAILED {name}: {err}', file=sys.stderr)
     try:
         futures = [(cfg, name, ex.submit(run_command, cmd, str(root), bin_dir)) for (cfg, name), cmd in zip(todo, cmds)]
         bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
