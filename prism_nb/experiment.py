@@ -235,13 +235,13 @@ def _damaged(path, what: str):
     raise DamagedRecordError(f"damaged record {path or '(in memory)'}: {what}; rerun its config with force=True "
                              "(papermill: -p force True), or move the file aside")
 
-def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf):
-    "Check every leaf of `v` (dicts and lists of numbers; strings pass) is a finite number in [lo, hi]."
+def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf, labels: bool = False):
+    "Check every leaf of `v` (dicts and lists of numbers; strings too when `labels`) is a finite number in [lo, hi]."
     if isinstance(v, dict):
-        for k, x in v.items(): _numbers(x, f'{name}.{k}', path, lo, hi)
+        for k, x in v.items(): _numbers(x, f'{name}.{k}', path, lo, hi, labels)
     elif isinstance(v, list):
-        for i, x in enumerate(v): _numbers(x, f'{name}[{i}]', path, lo, hi)
-    elif isinstance(v, str): return
+        for i, x in enumerate(v): _numbers(x, f'{name}[{i}]', path, lo, hi, labels)
+    elif isinstance(v, str) and labels: return
     elif isinstance(v, bool) or not isinstance(v, (int, float)): _damaged(path, f"{name} is {type(v).__name__} {v!r}, not a number")
     elif not math.isfinite(v) or not lo <= v <= hi: _damaged(path, f"{name} = {v!r} is not a finite number in [{lo}, {hi}]")
 
@@ -309,7 +309,7 @@ def _check_evaluation(rec, path) -> dict:
     if path is not None:
         root = Path(path).absolute().parents[1]  # evaluation records lie in <results>/<kind>/
         _check_place(path, 'design and source', root / rec['kind'] / f"{record_path(cfg, root).stem}_{config_id(rec['design'])}.json")
-    _numbers(rec['results'], 'results', path)
+    _numbers(rec['results'], 'results', path, labels=True)  # results may name their rows (regions, conditions)
     return rec
 
 # %% ../nbs/07_experiment.ipynb #56ecca53
@@ -461,7 +461,7 @@ def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugi
     payload = dict(format=1, id=config_id(cfg), run_uid=run_uid, config=cfg, sizes=sizes, state_dict=state, plugins=list(plugins))
     try: atomic_write(path, lambda tmp: torch.save(payload, tmp), suffix='.pt')
     except (OSError, RuntimeError) as e:  # torch reports a full disk as a RuntimeError from its zip writer
-        raise OSError(f"could not write the checkpoint {path} ({type(e).__name__}: {str(e).splitlines()[0][:200]}): "
+        raise OSError(f"could not write the checkpoint {path} ({type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}): "
                       "free disk space or choose another results folder; nothing was recorded") from e
     return sha256_file(path)
 
@@ -470,7 +470,7 @@ def load_checkpoint(path: Path) -> dict:
     try: return torch.load(path, map_location='cpu', weights_only=True)
     except FileNotFoundError: raise
     except Exception as e:
-        raise DamagedCheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:200]}): "
+        raise DamagedCheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}): "
                                      "rerun its config with force=True, or evaluate with retrain=True") from None
 
 # %% ../nbs/07_experiment.ipynb #b06ac28f

@@ -12,14 +12,14 @@ import torch
 from .core import derive_seed
 
 # %% auto #0
-__all__ = ['CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps',
-           'random_choice_mask', 'observed_cells', 'channel_counts', 'observed_steps', 'is_synchronized',
-           'register_condition', 'random_condition', 'regular_condition', 'desync_condition', 'feature_allocation',
-           'fixed_feat_condition', 'rand_feat_condition', 'concentration_region', 'concentrated_steps',
-           'first_condition', 'last_condition', 'mid_condition', 'check_budget', 'condition_masks',
-           'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks',
-           'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy',
-           'environment_ids', 'augment_mask']
+__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'HARC_CONDITIONS',
+           'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask', 'observed_cells', 'channel_counts', 'observed_steps',
+           'is_synchronized', 'register_condition', 'random_condition', 'regular_condition', 'desync_condition',
+           'feature_allocation', 'fixed_feat_condition', 'rand_feat_condition', 'concentration_region',
+           'concentrated_steps', 'first_condition', 'last_condition', 'mid_condition', 'check_budget',
+           'condition_masks', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts',
+           'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies',
+           'worst_group_accuracy', 'environment_ids', 'augment_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
 def budget_steps(L: int,  # time steps per window
@@ -80,12 +80,16 @@ def is_synchronized(m: torch.Tensor  # masks [n,L,D]
 
 # %% ../nbs/02_sampling.ipynb #889b7ba8
 CONDITIONS: dict = {}  # condition name -> fn(n, L, D, steps, g) -> mask [n,L,D]
+BUILTIN_CONDITIONS: set = set()  # the package's own conditions, filled once they are defined
 
 def register_condition(name: str,  # name used in tables and by `condition_masks`
                        replace: bool = False  # allow overriding an existing condition
                       ):
     "Decorator adding a condition `fn(n, L, D, steps, g) -> mask [n,L,D]` to `CONDITIONS`."
     def deco(fn):
+        if name in BUILTIN_CONDITIONS:  # a record of a built-in condition would be returned for the replacement
+            raise ValueError(f"condition {name!r} is built in and cannot be replaced; register yours under a new name "
+                             "(and train on it with train_condition=<name>)")
         if name in CONDITIONS and not replace:
             raise ValueError(f"condition {name!r} is already registered; pass replace=True to override it")
         CONDITIONS[name] = fn
@@ -205,6 +209,7 @@ def mid_condition(n, L, D, steps, g):
 
 # %% ../nbs/02_sampling.ipynb #17ebb742
 HARC_CONDITIONS = ['Random', 'Regular', 'Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid']  # paper order; Random is the source
+BUILTIN_CONDITIONS.update(CONDITIONS)
 
 def check_budget(m: torch.Tensor,  # masks [n,L,D]
                  steps: int,  # budget steps per channel
