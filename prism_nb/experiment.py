@@ -353,7 +353,7 @@ def write_record(record: dict,  # fields of a run record (config, metrics, ...) 
         rec.setdefault('source', {}).update(id=config_id(rec['config']), path=record_path(rec['config'], root).name)
         path = root / rec['kind'] / f"{record_path(rec['config'], root).stem}_{config_id(rec['design'])}.json"
     else:
-        rec['id'] = config_id(rec['config']); rec.setdefault('timing', dict(total_seconds=0.))
+        rec['id'] = config_id(rec['config']); rec.setdefault('timing', dict(seconds_per_epoch=0., pretrain_seconds=0., total_seconds=0.))
         path = record_path(rec['config'], root)
     atomic_write_json(path, check_record(rec, path))
     return path

@@ -19,10 +19,10 @@ from .experiment import make_config, record_path, read_record, check_seeds, Conf
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
            'save_table', 'save_figure', 'check_results_dir', 'is_empty_table', 'publish', 'harc_records',
-           'harc_result_table', 'twin_wide', 'backbone_table', 'plot_backbone_generalization', 'manydg_space_blowups',
-           'harc_collapsed_runs', 'feature_geometry', 'initial_geometry', 'harc_figures', 'dataset_statistics',
-           'augmentation_settings', 'compute_ledger', 'records_cpu_hours', 'backbone_coverage', 'coverage_table',
-           'paper_labels']
+           'harc_result_table', 'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling', 'backbone_table',
+           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'feature_geometry',
+           'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings', 'compute_ledger',
+           'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -228,6 +228,65 @@ def twin_wide(twin: pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame(out)
     df.index = pd.MultiIndex.from_tuples(df.index, names=['row', 'source'])
     return df
+
+# %% ../nbs/11_report.ipynb #de9ee933
+def ceiling_frame(methods=('erm', 'prism'),  # methods with condition-trained records
+                  seeds=range(3), results_dir=None, **common) -> pd.DataFrame:
+    "Accuracy on each HAR-C condition of Random-trained and of condition-trained models: method, condition, trained_on, seed, accuracy."
+    from prism_nb.sampling import HARC_CONDITIONS
+    rows = []
+    for m in methods:
+        same = {c: harc_records({c: {'method': m, 'train_condition': c}}, seeds, results_dir, **common) for c in HARC_CONDITIONS if c != 'Random'}
+        paired = sorted({s for r in same.values() for s in r.get('seed', [])}) or list(check_seeds(seeds))
+        base = harc_records({'Random': {'method': m}}, paired, results_dir, **common)
+        for c in HARC_CONDITIONS:
+            rows += [dict(method=m, condition=c, trained_on='Random', seed=r.seed, accuracy=r.get(c)) for _, r in base.iterrows()]
+            if c == 'Random': rows += [dict(method=m, condition=c, trained_on='itself', seed=r.seed, accuracy=r.get(c)) for _, r in base.iterrows()]
+            else: rows += [dict(method=m, condition=c, trained_on='itself', seed=r.seed, accuracy=r.get(c)) for _, r in same[c].iterrows()]
+    return pd.DataFrame(rows, columns=['method', 'condition', 'trained_on', 'seed', 'accuracy']).dropna(subset=['accuracy'])
+
+# %% ../nbs/11_report.ipynb #eebd4567
+def ceiling_table(frame: pd.DataFrame,  # `ceiling_frame`
+                  names: dict | None = None  # method -> display name
+                 ) -> pd.DataFrame:
+    "Per condition: each method trained on Random and on the condition (mean ± se), and ERM's drop, what training on it recovers, what is left."
+    from prism_nb.sampling import HARC_CONDITIONS
+    names = names or {}
+    f = frame.assign(row=frame.condition, column=frame.method.map(lambda m: names.get(m, m)) + ', trained on ' + frame.trained_on.map({'Random': 'Random', 'itself': 'it'}))
+    cols = [c for m in frame.method.unique() for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")]
+    summ = summarize(f.pivot_table(index=['row', 'seed'], columns='column', values='accuracy').reset_index(), 'row', cols)
+    table = wide_table(summ, 'row', HARC_CONDITIONS, cols, index_name='condition')
+    mean = {(r.row, r.column): r['mean'] for _, r in summ.iterrows()}
+    e = names.get('erm', 'erm')
+    if f"{e}, trained on it" in cols:
+        top = mean.get(('Random', f'{e}, trained on Random'), np.nan)
+        drop = {c: top - mean.get((c, f'{e}, trained on Random'), np.nan) for c in HARC_CONDITIONS}
+        back = {c: mean.get((c, f'{e}, trained on it'), np.nan) - mean.get((c, f'{e}, trained on Random'), np.nan) for c in HARC_CONDITIONS}
+        table[f'{e}: shift costs'] = [round(drop[c], 2) for c in HARC_CONDITIONS]
+        table[f'{e}: training on it recovers'] = [round(back[c], 2) for c in HARC_CONDITIONS]
+        table[f'{e}: left (information)'] = [round(drop[c] - back[c], 2) for c in HARC_CONDITIONS]
+    return table
+
+# %% ../nbs/11_report.ipynb #8b66685e
+def plot_ceiling(frame: pd.DataFrame,  # `ceiling_frame`
+                 names: dict | None = None, ax=None):
+    "Bars per condition: each method trained on Random and trained on the condition itself (mean ± se over the seeds)."
+    import matplotlib.pyplot as plt
+    from prism_nb.sampling import HARC_CONDITIONS
+    names = names or {}
+    ax = ax or plt.subplots(figsize=(10, 3.4))[1]
+    groups = [(m, t) for m in frame.method.unique() for t in ('Random', 'itself')]
+    width = 0.8 / len(groups)
+    for i, (m, t) in enumerate(groups):
+        g = frame[(frame.method == m) & (frame.trained_on == t)].groupby('condition').accuracy
+        mean, se = g.mean().reindex(HARC_CONDITIONS), (g.std(ddof=1) / np.sqrt(g.count())).reindex(HARC_CONDITIONS)
+        ax.bar(np.arange(len(HARC_CONDITIONS)) + (i - (len(groups) - 1) / 2) * width, mean, width, yerr=se, capsize=2,
+               label=f"{names.get(m, m)}, trained on {'Random' if t == 'Random' else 'the condition'}",
+               color=f'C{i // 2}', alpha=1. if t == 'itself' else .5)
+    ax.set_xticks(range(len(HARC_CONDITIONS)), HARC_CONDITIONS); ax.set_ylabel('accuracy (%)')
+    ax.set_ylim(max(0, frame.accuracy.min() - 10) if len(frame) else 0, 100)
+    ax.legend(ncol=len(groups), loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
+    return ax.figure
 
 # %% ../nbs/11_report.ipynb #d99cd856
 BACKBONE_TABLE_METHODS = ('erm', 'mldg', 'manydg', 'mixup', 'mmd', 'prism')  # the rows of the paper's tab:backbone
