@@ -30,9 +30,9 @@ __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCO
            'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path',
            'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions', 'run_fields',
            'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of',
-           'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate', 'observe',
-           'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data', 'evaluate_harc', 'check_harc',
-           'harc_record_stem']
+           'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate', 'subset_windows',
+           'observe', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data', 'evaluate_harc',
+           'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #855587d2
 class ConfigError(ValueError):
@@ -677,7 +677,8 @@ HARC_DEFAULTS = dict(
     train_condition='Random',  # the sampling condition of the source (training and validation) windows: any registered condition
 )
 
-def _subset(x: ISMTS, n: int | None, seed: int) -> ISMTS:
+def subset_windows(x: ISMTS, n: int | None, seed: int) -> ISMTS:
+    "`n` of the windows of `x` (all when `n` is None or larger), drawn from `seed`, in their original order."
     if n is None or n >= len(x): return x
     idx = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:n].sort().values
     return x[idx]
@@ -689,7 +690,7 @@ def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
 def harc_splits(seed: int = 0, source: str = 'hapt', channels='acc_gyro', max_windows: int | None = None) -> tuple:
     "Fully observed (train, val, test) windows of HAR-C for one seed, subsets drawn from the seed, and the split facts."
     splits = har_splits(load_har(source), channels=channels, seed=seed)
-    parts = [_subset(getattr(splits, s), max_windows, derive_seed(seed, 'subset', s)) for s in ('train', 'val', 'test')]
+    parts = [subset_windows(getattr(splits, s), max_windows, derive_seed(seed, 'subset', s)) for s in ('train', 'val', 'test')]
     return (*parts, splits)
 
 def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dict:

@@ -14,7 +14,7 @@ from .core import ISMTS, derive_seed, repo_root
 from .sampling import HARC_CONDITIONS
 from .engine import model_device
 from .experiment import (ConfigError, build_algorithm, harc_splits, harc_info, observe, pretrain_checkpoint_path,
-                                 checkpoints_root, results_dir_of, read_record, check_int, task_of, _subset)
+                                 checkpoints_root, results_dir_of, read_record, check_int, task_of, subset_windows)
 from .analysis import evaluation_record, evaluate_saved_runs, _records, _mean_se
 
 # %% auto #0
@@ -124,7 +124,7 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
     train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])
     for name, part, n in (('n_fit', train, design['n_fit']), ('n_eval', val, design['n_eval'])):
         if n > len(part): raise ConfigError(f"{name}={n} but the split has only {len(part)} windows")
-    fit, ev = (_subset(x, design[k], derive_seed(cfg['seed'], 'probe', tag)) for x, k, tag in ((train, 'n_fit', 'fit'), (val, 'n_eval', 'eval')))
+    fit, ev = (subset_windows(x, design[k], derive_seed(cfg['seed'], 'probe', tag)) for x, k, tag in ((train, 'n_fit', 'fit'), (val, 'n_eval', 'eval')))
     rate, N, M = cfg['rate'], len(fit), len(ev)
     views = {part: {c: observe(x, c, rate, derive_seed(cfg['seed'], 'probe', part, c)) for c in HARC_CONDITIONS}
              for part, x in (('fit', fit), ('eval', ev))}
