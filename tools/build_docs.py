@@ -1,44 +1,229 @@
-"""Build the docs site in _docs/ from the notebooks (tools/build_docs.sh runs this; see there).
+"""Build the docs site into _docs/ with Jupyter Book 1 (Sphinx + myst-nb) from the notebooks' committed outputs:
+nothing is executed (`execute_notebooks: off` in tools/docs/_config.yml). tools/build_docs.sh runs this where
+Quarto is not installed (and nbdev_docs where it is).
 
-`nbdev_docs` is nbdev's notebook processing (`nbdev.serve.proc_nbs`) followed by `quarto render`. Both ways here
-keep nbdev's processing: front matter from each notebook's title cell, `show_doc` for exported names (an
-explicit `show_doc` cell replaces the automatic one), exported and `#| hide` cells dropped, backticked names
-linked to their pages. Notebooks are not executed: as with `nbdev_docs`, only what `show_doc` needs runs,
-i.e. exported cells, `show_doc` cells and import cells, with one difference: nbdev also runs a cell that
-mixes imports with other code (its FAQ warns about them), and the notebooks' inline tests have such cells that
-depend on earlier test cells, so they fail when run alone; here only cells made of imports alone run.
+Jupyter Book reads a temporary copy of nbs/ prepared the way nbdev prepares notebooks for Quarto, in text alone:
+- each page is named as nbdev names it (`02_sampling.ipynb` -> `sampling.html`), so nbdev's doc links, which point
+  at `sampling.html#budget_steps`, and the Quarto site's addresses work here too;
+- the cells nbdev leaves out of the docs are left out (`#| hide`, `export`, `exporti`, `default_exp`,
+  `include: false`); `echo: false` and `output: false` become myst-nb's `remove-input` and `remove-output`;
+- a `show_doc` cell becomes the Markdown it displays (what nbdev's `output: asis` does), without its leading `---`
+  (docutils refuses a section that begins with a transition); an exported name with no `show_doc` cell gets what
+  nbdev would show_doc without running anything: a heading and the definition's source;
+- each of those API entries gets nbdev's anchor (`budget_steps`, `arm.update`) as its id, which Sphinx's own ids
+  (`budget-steps`) cannot spell: the prepared Markdown marks it (`<div id="budget_steps"></div>` before the heading)
+  and `nbdev_anchors` below, loaded by Sphinx, moves it onto the heading's section;
+- backticked names become nbdev's doc links (`NbdevLookup.linkify`), made relative for this site (a method with no
+  entry of its own links to its class);
+- the table of contents comes from nbs/sidebar.yml, which must list every notebook once.
+Sphinx's warnings are shown and counted; the build fails on any (the site has none).
 
-- `--quarto`: then `nbdev_docs` itself (Quarto's pages), in this process so that rule applies.
-- otherwise (Quarto cannot be installed from the package registries this project reaches: every release of
-  `quarto-cli` on PyPI is a source package whose build downloads Quarto's binary from GitHub): each processed
-  notebook to one HTML page, named as Quarto names it (`00_core.ipynb` -> `core.html`), with the cell options
-  Quarto honours (`#| echo: false`, `#| output: false`, `#| include: false`), images written beside the page
-  (`paper_files/`), the sidebar from nbs/sidebar.yml, and no JavaScript. Math stays as TeX source.
+With --quarto (tools/build_docs.sh, where Quarto is installed): nbdev_docs itself, in this process, so that one rule
+of nbdev's can be changed: to render show_doc, nbdev runs exported cells, show_doc cells and any cell with an import,
+including a cell that mixes imports with other code (its FAQ warns about them); the notebooks' inline tests have such
+cells that depend on earlier test cells and fail when run alone, so here only cells made of imports alone run.
 
-Usage: python tools/build_docs.py [--quarto] [--force]"""
-import ast, html, re, shutil, sys, base64, time
+Usage: python tools/build_docs.py [--keep DIR] [--quarto]   (--keep: prepare the book in DIR and keep it, to look at)"""
+import argparse, ast, copy, json, re, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import yaml
-import nbdev.processors
 from nbdev.config import get_config
-from nbdev.doclinks import _nbpath2html
-from nbdev.serve import proc_nbs
-from execnb.nbio import read_nb
-from nbconvert.filters.markdown_mistune import markdown2html_mistune
-from pygments import highlight
-from pygments.lexers import PythonLexer
-from pygments.formatters import HtmlFormatter
+from nbdev.doclinks import NbdevLookup, _nbpath2html
+from nbdev.showdoc import showdoc_nm
 
-cfg = get_config()
-NBS, DOCS = cfg.nbs_path, cfg.doc_path
-# nbdev links a backticked name to its page on the published site; the local site links to its own copy
-SITE_URL = cfg.doc_host.rstrip('/') + '/' + cfg.doc_baseurl.strip('/') + '/'
+ROOT = Path(__file__).resolve().parent.parent
+NBS, DOCS, CONFIG = ROOT / 'nbs', ROOT / '_docs', Path(__file__).resolve().parent / 'docs' / '_config.yml'
+cfg = get_config(path=ROOT)
+SITE_URL = cfg.doc_host.rstrip('/') + '/' + cfg.doc_baseurl.strip('/') + '/'  # where nbdev's doc links point
 
-def page_name(nb: Path) -> str: return _nbpath2html(Path(nb)).name
+def page(nb_name: str) -> str: return _nbpath2html(Path(nb_name)).stem  # 02_sampling.ipynb -> sampling
+def text(x) -> str: return ''.join(x) if isinstance(x, list) else (x or '')
 
-def _runs_for_docs(cell) -> bool:
+def sidebar() -> list:
+    "The notebooks in nbs/sidebar.yml in order, as (section or None, notebook); each notebook must be listed once."
+    entries = []
+    def walk(items, section):
+        for it in items:
+            if isinstance(it, str): entries.append((section, it))
+            else: walk(it.get('contents', []), it.get('section'))
+    walk(yaml.safe_load((NBS / 'sidebar.yml').read_text())['website']['sidebar']['contents'], None)
+    names, on_disk = [n for _, n in entries], sorted(p.name for p in NBS.glob('*.ipynb'))
+    missing, extra, twice = set(on_disk) - set(names), set(names) - set(on_disk), {n for n in names if names.count(n) > 1}
+    if missing or extra or twice or names[0] != 'index.ipynb':
+        sys.exit(f'nbs/sidebar.yml must list each notebook once, index.ipynb first: missing {sorted(missing)}, '
+                 f'not in nbs/ {sorted(extra)}, twice {sorted(twice)}')
+    return entries
+
+def toc(entries) -> dict:
+    "Jupyter Book's _toc.yml: index.ipynb the root, each sidebar section a captioned part, in the sidebar's order."
+    parts = []
+    for section, nb in entries[1:]:
+        if not parts or parts[-1].get('caption') != section:
+            parts.append({'caption': section, 'chapters': []} if section else {'chapters': []})
+        parts[-1]['chapters'].append({'file': page(nb)})
+    return {'format': 'jb-book', 'root': page(entries[0][1]), 'parts': parts}
+
+# ---- cells
+_re_dir = re.compile(r'^\s*#\|\s?(.*?)\s*$')
+def directives(src: str):
+    "nbdev/Quarto `#|` lines at the top of a cell as {key: value}, and the source without them."
+    lines, d = src.splitlines(), {}
+    while lines and _re_dir.match(lines[0]):
+        key, _, value = _re_dir.match(lines.pop(0)).group(1).partition(' ')
+        d[key.rstrip(':')] = value.strip().strip('"\'').lower()
+    return d, '\n'.join(lines).strip('\n')
+
+def md_cell(source: str, id: str) -> dict: return {'cell_type': 'markdown', 'id': id, 'metadata': {}, 'source': source}
+
+def anchor(name: str) -> str: return f'<div id="{name.lower()}"></div>\n\n'  # nbdev's anchor: the name, lower case
+
+_re_source_link = re.compile(r'^\[source\]\(([^)\s]+)\)\{[^}]*\}\s*$', re.M)
+_re_heading = re.compile(r'^#{1,6}\s+(.+?)\s*$', re.M)
+def show_doc_markdown(md: str) -> tuple:
+    "A show_doc output as a Markdown cell: its anchor first, no leading `---`, the source link as HTML."
+    md = re.sub(r'^\s*---\s*\n', '', md)
+    md = _re_source_link.sub(lambda m: f'<a class="source-link" href="{m.group(1)}" target="_blank" '
+                             'style="float:right; font-size:smaller">source</a>', md)
+    h = _re_heading.search(md)
+    name = re.sub(r'[`\\]', '', h.group(1)) if h else None
+    return (anchor(name) + md if name else md), name
+
+def definitions(src: str) -> list:
+    "The public functions and classes a cell defines, as (name show_doc gives them, source with decorators)."
+    try: tree = ast.parse(src)
+    except SyntaxError: return []
+    lines, res = src.splitlines(), []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not node.name.startswith('_'):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            res.append((showdoc_nm(node), '\n'.join(lines[start - 1:node.end_lineno])))
+    return res
+
+def is_show_doc(src: str) -> bool:
+    lines = [l for l in src.splitlines() if l.strip() and not l.lstrip().startswith('#')]
+    return bool(lines) and all(re.match(r'^show_doc\(.*\)\s*$', l) for l in lines)
+
+def headings(md: str) -> list:
+    "Levels of the Markdown headings outside fenced code."
+    levels, fence = [], False
+    for l in md.splitlines():
+        if l.startswith('```'): fence = not fence
+        elif not fence and (m := re.match(r'^(#{1,6})\s', l)): levels.append(len(m.group(1)))
+    return levels
+
+def shift_headings(md: str, top: int) -> str:
+    "Headings moved up so the first is at most level `top`: show_doc's `###` under a page title (`#`) would skip one."
+    levels = headings(md)
+    by = max(0, levels[0] - top) if levels else 0
+    if not by: return md
+    fence, out = False, []
+    for l in md.splitlines():
+        if l.startswith('```'): fence = not fence
+        elif not fence and re.match(r'^#{1,6}\s', l): l = l[by:]
+        out.append(l)
+    return '\n'.join(out)
+
+def prepare(nb: dict) -> tuple:
+    "The notebook as its docs page (see the module's docstring) and the anchors of its API entries."
+    shown = {show_doc_markdown(text(o.get('data', {}).get('text/markdown')))[1] for c in nb['cells']
+             if c['cell_type'] == 'code' and is_show_doc(text(c['source'])) for o in c.get('outputs', [])}
+    cells, anchors, level = [], set(), 1  # level: the last heading's, so an entry's heading is at most one below
+    def entry(md, name, cell_id):
+        nonlocal level
+        md = shift_headings(md, level + 1)
+        level = (headings(md) or [level])[-1]
+        anchors.add(name.lower()); cells.append(md_cell(md, f'{cell_id}-{len(anchors)}'))
+    for c in nb['cells']:
+        cell_id = c.get('id') or f'cell{len(cells)}'
+        if c['cell_type'] == 'markdown':
+            cells.append(md_cell(text(c['source']), cell_id))
+            level = (headings(cells[-1]['source']) or [level])[-1]
+            continue
+        if c['cell_type'] != 'code': continue
+        d, src = directives(text(c['source']))
+        if d.keys() & {'hide', 'default_exp', 'exporti'} or d.get('include') == 'false': continue
+        if d.keys() & {'export', 'exports'}:
+            for name, code in definitions(src):
+                if name not in shown: entry(f'{anchor(name)}{"####" if "." in name else "###"} {name}\n\n```python\n{code}\n```', name, cell_id)
+            if 'exports' not in d: continue
+        if is_show_doc(src):
+            for o in c.get('outputs', []):
+                md, name = show_doc_markdown(text(o.get('data', {}).get('text/markdown')))
+                if name: entry(md, name, cell_id)
+            continue
+        if not src and not c.get('outputs'): continue
+        tags = [t for k, v, t in [('echo', 'false', 'remove-input'), ('output', 'false', 'remove-output'),
+                                  ('code-fold', None, 'hide-input')] if k in d and (v is None or d[k] == v)]
+        cells.append({'cell_type': 'code', 'execution_count': c.get('execution_count'), 'id': cell_id,
+                      'metadata': {'tags': tags} if tags else {}, 'outputs': copy.deepcopy(c.get('outputs', [])), 'source': src})
+    meta = {'kernelspec': nb['metadata'].get('kernelspec', {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}),
+            'language_info': {'name': 'python', 'pygments_lexer': 'ipython3'}}
+    return {'cells': cells, 'metadata': meta, 'nbformat': 4, 'nbformat_minor': 5}, anchors
+
+# ---- nbdev's doc links, within this site
+_re_site_link = re.compile(r'\]\(' + re.escape(SITE_URL) + r'([^)#\s]+)(#[^)\s]*)?\)')
+def linker(anchors: dict):
+    lookup = NbdevLookup()
+    def local(m):
+        target, frag = m.group(1), (m.group(2) or '#')[1:]
+        ids = anchors.get(Path(target).stem, set())
+        if frag and frag not in ids: frag = frag.split('.')[0] if frag.split('.')[0] in ids else ''  # a method: its class
+        return f']({target}{"#" + frag if frag else ""})'
+    return lambda md: _re_site_link.sub(local, lookup.linkify(md) or '')
+
+def link(nb: dict, linkify) -> None:
+    for c in nb['cells']:
+        if c['cell_type'] == 'markdown': c['source'] = linkify(c['source'])
+        for o in c.get('outputs', []):
+            if 'text/markdown' in o.get('data', {}): o['data']['text/markdown'] = linkify(text(o['data']['text/markdown']))
+
+def figures(nb: dict) -> int:
+    "Image outputs a prepared notebook shows."
+    return sum(any(k.startswith('image/') for k in o.get('data', {})) for c in nb['cells'] if c['cell_type'] == 'code'
+               and 'remove-output' not in c['metadata'].get('tags', []) for o in c['outputs'])
+
+def build(book: Path) -> int:
+    t0 = time.time()
+    entries = sidebar()
+    pages, anchors = {}, {}
+    for _, nb in entries:
+        pages[page(nb)], anchors[page(nb)] = prepare(json.loads((NBS / nb).read_text()))
+    linkify = linker(anchors)
+    for name, nb in pages.items():
+        link(nb, linkify)
+        (book / f'{name}.ipynb').write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+    config = yaml.safe_load(CONFIG.read_text())
+    config['sphinx']['local_extensions'] = {Path(__file__).stem: str(Path(__file__).parent)}  # setup() below
+    (book / '_config.yml').write_text(yaml.safe_dump(config, sort_keys=False))
+    shutil.copy(CONFIG.parent / 'favicon.svg', book)
+    (book / '_toc.yml').write_text(yaml.safe_dump(toc(entries), sort_keys=False))
+    t1 = time.time()
+    out = tempfile.mkdtemp(prefix='jupyter-book-')
+    try:
+        r = subprocess.run([sys.executable, '-c', 'from jupyter_book.cli.main import main; main()', 'build', str(book), '--path-output', out,
+                            '--builder', 'html', '--keep-going'], capture_output=True, text=True)
+        log = r.stdout + r.stderr
+        warnings = [l for l in log.splitlines() if re.search(r'\bWARNING\b|\bERROR\b', l)]
+        html = Path(out) / '_build' / 'html'
+        if r.returncode or not (html / 'index.html').exists():
+            print(log[-6000:]); print('FAIL: jupyter-book build failed'); return 1
+        shutil.rmtree(DOCS, ignore_errors=True)
+        shutil.copytree(html, DOCS, ignore=shutil.ignore_patterns('.buildinfo', '_sources'))
+        (DOCS / '.nojekyll').touch()  # GitHub Pages: serve _static/ and _images/ as they are
+    finally: shutil.rmtree(out, ignore_errors=True)
+    for w in warnings: print(w)
+    n_fig = sum(map(figures, pages.values()))
+    n_img = sum(len(re.findall(r'<img [^>]*src="_images/', (DOCS / f'{name}.html').read_text())) for name in pages)
+    print(f'{DOCS.relative_to(ROOT)}/: {len(pages)} pages, {sum(map(len, anchors.values()))} API entries, {n_img} of '
+          f'{n_fig} figures, {len(warnings)} Sphinx warnings (preparing {t1 - t0:.1f} s, jupyter-book {time.time() - t1:.1f} s)')
+    if n_img != n_fig: print(f'FAIL: the notebooks show {n_fig} figures, the site {n_img}')
+    return 1 if warnings or n_img != n_fig else 0
+
+# ---- where Quarto is installed
+def runs_for_docs(cell) -> bool:
     "Which cells nbdev's `exec_show_docs` runs: exported cells, `show_doc` cells, and cells of imports alone."
+    import nbdev.processors
     if cell.cell_type != 'code' or nbdev.processors.cell_lang(cell) != 'python' or not cell.source: return False
     if 'nbdev_export' + '()' in cell.source: return False
     if cell.directives_.get('eval:', [''])[0].lower() == 'false': return False
@@ -48,235 +233,57 @@ def _runs_for_docs(cell) -> bool:
     if all(isinstance(t, (ast.Import, ast.ImportFrom)) for t in trees): return True
     return len(nbdev.processors._show_docs(trees)) == len(trees)
 
-nbdev.processors._do_eval = _runs_for_docs  # exec_show_docs looks it up when it runs (in this process: n_workers=0)
+def quarto() -> None:
+    import nbdev.processors
+    from nbdev.quarto import nbdev_docs
+    sidebar()  # each notebook listed once
+    nbdev.processors._do_eval = runs_for_docs  # exec_show_docs looks it up when it runs (in this process: n_workers=0)
+    nbdev_docs.__wrapped__(n_workers=0)
 
-# ---- cells
-_re_opt = re.compile(r'^\s*#\|\s?(.*?)\s*$')
-def cell_options(src: str):
-    "Quarto/nbdev `#|` options at the top of a cell, and the source without them."
-    lines, opts = src.splitlines(), {}
-    while lines and _re_opt.match(lines[0]):
-        k, _, v = _re_opt.match(lines.pop(0)).group(1).partition(':')
-        opts[k.strip()] = v.strip().strip('"\'')
-    return opts, '\n'.join(lines).strip('\n')
+# ---- loaded by Sphinx as a local extension
+_re_anchor = re.compile(r'^<div id="([^"]+)"></div>\s*$')
+def nbdev_anchors(app, doctree):
+    """Each API entry's section takes nbdev's anchor (`budget_steps`, `arm.update`) as its id, which docutils would spell
+    `budget-steps` (or `id3`); an earlier element holding that id (the prose section "ARM" before the class ARM) gives
+    it up. Done as the page is read, so the page's table of contents and the search index link to the same ids."""
+    from docutils import nodes
+    order = list(doctree.findall(lambda n: isinstance(n, (nodes.raw, nodes.section))))
+    for i, node in enumerate(order):
+        m = isinstance(node, nodes.raw) and _re_anchor.match(node.astext())
+        section = m and next((s for s in order[i + 1:] if isinstance(s, nodes.section)), None)
+        if not section: continue
+        anchor = m.group(1)
+        other = doctree.ids.get(anchor)
+        if other is not None and other is not section:
+            n = 1
+            while f'{anchor}-{n}' in doctree.ids: n += 1
+            other['ids'][other['ids'].index(anchor)] = f'{anchor}-{n}'
+            doctree.ids[f'{anchor}-{n}'] = other
+        if anchor in section['ids']: section['ids'].remove(anchor)
+        section['ids'].insert(0, anchor)
+        doctree.ids[anchor] = section
+        node.parent.remove(node)
 
-_re_ansi = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
-def pre(text, cls='output'): return f'<pre class="{cls}">{html.escape(_re_ansi.sub("", text))}</pre>'
-def src_text(x): return ''.join(x) if isinstance(x, list) else (x or '')
+def one_of_each_script(app, pagename, templatename, context, doctree):
+    "Sphinx 7.4 lists a script added while reading twice (filename None, then ''): sphinx-thebe's `const` then fails."
+    seen, scripts = set(), []
+    for js in context.get('script_files', []):
+        key = (js.filename or '', js.priority, tuple(sorted(js.attributes.items())))
+        if key not in seen: seen.add(key); scripts.append(js)
+    context['script_files'] = scripts
 
-def slug(inner_html: str) -> str:
-    "Pandoc's heading identifiers (what Quarto and nbdev's links use): lower case, spaces to hyphens."
-    text = html.unescape(re.sub(r'<[^>]+>', '', inner_html)).strip().lower()
-    text = re.sub(r'[^\w\s.-]', '', text)
-    text = re.sub(r'\s+', '-', text)
-    return re.sub(r'^[^a-z]+', '', text) or 'section'
-
-_re_attr_link = re.compile(r'\[([^\]]+)\]\(([^)\s]+)\)\{[^}]*\}')
-def markdown(md: str) -> str:
-    "Markdown to HTML; a link with Pandoc attributes (show_doc's `[source](url){...}`) becomes a plain link at the right."
-    md = _re_attr_link.sub(lambda m: f'<a class="source-link" href="{html.escape(m.group(2))}">{html.escape(m.group(1))}</a>', md)
-    return markdown2html_mistune(md)
-
-def inline_markdown(md: str) -> str: return re.sub(r'^<p>(.*)</p>\s*$', r'\1', markdown(md).strip(), flags=re.S)
-
-class Page:
-    def __init__(self, proc_nb: Path):
-        self.nb, self.src = read_nb(proc_nb), proc_nb
-        self.name = proc_nb.stem
-        fm = {}
-        if self.nb.cells and self.nb.cells[0].cell_type == 'raw':
-            m = re.match(r'^---\s*\n(.*?)\n---', src_text(self.nb.cells[0].source).strip(), re.S)
-            if m: fm = yaml.safe_load(m.group(1)) or {}
-        self.title = fm.get('title', self.name)
-        self.description = fm.get('description', '')
-        self.file = fm.get('output-file', page_name(proc_nb))
-        self.n_images = 0
-
-    def image(self, data: str, ext: str, idx: int, j: int) -> str:
-        rel = f'{Path(self.file).stem}_files/figure-html/cell-{idx}-output-{j}.{ext}'
-        dest = DOCS / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if ext == 'svg': dest.write_text(src_text(data))
-        else: dest.write_bytes(base64.b64decode(src_text(data)))
-        self.n_images += 1
-        return f'<img src="{rel}" alt="figure">'
-
-    def outputs(self, cell, idx: int) -> str:
-        parts = []
-        for j, o in enumerate(cell.get('outputs', [])):
-            t = o.get('output_type')
-            if t == 'stream': parts.append(pre(src_text(o.get('text')), f'output {o.get("name", "")}'))
-            elif t == 'error': parts.append(pre('\n'.join(o.get('traceback', [])), 'output error'))
-            elif t in ('display_data', 'execute_result'):
-                d = o.get('data', {})
-                if 'image/png' in d: parts.append(self.image(d['image/png'], 'png', idx, j))
-                elif 'image/jpeg' in d: parts.append(self.image(d['image/jpeg'], 'jpg', idx, j))
-                elif 'image/svg+xml' in d: parts.append(self.image(d['image/svg+xml'], 'svg', idx, j))
-                elif 'text/html' in d: parts.append(src_text(d['text/html']))
-                elif 'text/markdown' in d: parts.append(markdown(src_text(d['text/markdown'])))
-                elif 'text/plain' in d: parts.append(pre(src_text(d['text/plain'])))
-        return ''.join(f'<div class="cell-output">{p}</div>' for p in parts)
-
-    def cell(self, cell, idx: int) -> str:
-        if 'source' not in cell: return ''  # nbdev removed an exported or hidden cell
-        opts, src = cell_options(src_text(cell.source))
-        if opts.get('include') == 'false': return ''
-        if cell.cell_type == 'markdown': return markdown(src) if src.strip() else ''
-        if cell.cell_type != 'code': return ''
-        out = []
-        if src.strip() and opts.get('echo') != 'false':
-            code = highlight(src, PythonLexer(), HtmlFormatter(cssclass='highlight'))
-            if 'code-fold' in opts: code = f'<details><summary>{html.escape(opts.get("code-summary", "Code"))}</summary>{code}</details>'
-            out.append(code)
-        if opts.get('output') != 'false': out.append(self.outputs(cell, idx))
-        body = ''.join(out)
-        return f'<div class="cell">{body}</div>' if body else ''
-
-    def body(self) -> str:
-        body = '\n'.join(self.cell(c, i) for i, c in enumerate(self.nb.cells[1:] if self.nb.cells and self.nb.cells[0].cell_type == 'raw' else self.nb.cells))
-        return self.links(self.resources(self.headings(body)))
-
-    def headings(self, body: str) -> str:
-        "Pandoc-style ids on headings (what nbdev's links point at), and the page's table of contents."
-        self.toc, seen = [], set()
-        def fix(m):
-            level, inner = m.group(1), re.sub(r'<a class="anchor-link"[^>]*>.*?</a>', '', m.group(3))
-            i = base = slug(inner); n = 1
-            while i in seen: i, n = f'{base}-{n}', n + 1
-            seen.add(i)
-            if level in '23': self.toc.append((int(level), i, re.sub(r'<[^>]+>', '', inner)))
-            return f'<h{level} id="{i}">{inner}<a class="anchor" href="#{i}">#</a></h{level}>'
-        return re.sub(r'<h([1-6])((?:\s[^>]*)?)>(.*?)</h\1>', fix, body, flags=re.S)
-
-    def resources(self, body: str) -> str:
-        "Local files a markdown cell shows (`![..](../figures/x.png)`) are copied into the site, as Quarto does."
-        def fix(m):
-            src = html.unescape(m.group(2))
-            if re.match(r'^([a-z]+:|/|#)', src) or src.startswith(f'{Path(self.file).stem}_files/'): return m.group(0)
-            f = (NBS / src).resolve()
-            root = cfg.config_path.resolve()
-            if not f.is_file() or root not in f.parents: return m.group(0)  # left broken: tools/check_docs.py says so
-            rel = Path('resources') / f.relative_to(root)
-            (DOCS / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, DOCS / rel)
-            return f'{m.group(1)}"{html.escape(rel.as_posix(), quote=True)}"'
-        return re.sub(r'(<img\b[^>]*?\ssrc=)"([^"]*)"', fix, body)
-
-    def links(self, body: str) -> str:
-        "Links to the published site and to notebooks become links within this site."
-        def fix(m):
-            url = html.unescape(m.group(2))
-            if url.startswith(SITE_URL): url = url[len(SITE_URL):]
-            elif not re.match(r'^[a-z]+:', url):
-                path, hash_, frag = url.partition('#')
-                if path.endswith('.ipynb'): url = page_name(Path(path)) + hash_ + frag
-            return f'{m.group(1)}"{html.escape(url, quote=True)}"'
-        return re.sub(r'(\shref=)"([^"]*)"', fix, body)
-
-# ---- the site
-def sidebar_files():
-    "The notebooks in nbs/sidebar.yml, as (section or None, notebook name); every notebook must be listed once."
-    side = yaml.safe_load((NBS / 'sidebar.yml').read_text())['website']['sidebar']['contents']
-    res = []
-    def walk(items, section):
-        for it in items:
-            if isinstance(it, str): res.append((section, it))
-            else: walk(it.get('contents', []), it.get('section'))
-    walk(side, None)
-    names = [n for _, n in res]
-    on_disk = sorted(p.name for p in NBS.glob('*.ipynb'))
-    missing, extra = set(on_disk) - set(names), set(names) - set(on_disk)
-    dups = {n for n in names if names.count(n) > 1}
-    if missing or extra or dups:
-        sys.exit(f'nbs/sidebar.yml does not list each notebook once: missing {sorted(missing)}, '
-                 f'not in nbs/ {sorted(extra)}, twice {sorted(dups)}')
-    return res
-
-CSS = """
-:root { --fg: #1d2733; --muted: #5b6673; --line: #e3e7ec; --accent: #2261a8; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }
-header { background: var(--accent); padding: .6rem 1.2rem; }
-header a { color: #fff; font-weight: 600; text-decoration: none; font-size: 1.1rem; }
-.layout { display: grid; grid-template-columns: 15rem minmax(0, 1fr) 13rem; gap: 2rem; max-width: 90rem; margin: 0 auto; padding: 1rem; }
-nav.sidebar, nav.toc { font-size: .9rem; position: sticky; top: 1rem; align-self: start; max-height: 95vh; overflow-y: auto; }
-nav ul { list-style: none; padding-left: .6rem; margin: .2rem 0 .8rem; }
-nav .section { font-weight: 600; color: var(--muted); margin-top: .6rem; }
-nav a { color: var(--fg); text-decoration: none; } nav a:hover { color: var(--accent); }
-nav a.current { color: var(--accent); font-weight: 600; }
-nav.toc .l3 { padding-left: .8rem; }
-main { min-width: 0; }
-h1.title { margin-bottom: .2rem; } p.description { color: var(--muted); font-size: 1.15rem; margin-top: 0; }
-a { color: var(--accent); } a.anchor { margin-left: .4rem; opacity: 0; text-decoration: none; }
-h1:hover a.anchor, h2:hover a.anchor, h3:hover a.anchor, h4:hover a.anchor { opacity: .5; }
-.cell { margin: .8rem 0; }
-.highlight { background: #f6f8fa; border: 1px solid var(--line); border-radius: 4px; overflow-x: auto; }
-.highlight pre { margin: 0; padding: .6rem .8rem; }
-pre { font-size: .85rem; }
-pre.output { margin: .3rem 0 0 .8rem; padding-left: .6rem; border-left: 3px solid var(--line); white-space: pre-wrap; }
-pre.error { color: #a11; }
-.cell-output img { max-width: 100%; height: auto; }
-.cell-output { overflow-x: auto; }
-table { border-collapse: collapse; margin: .6rem 0; font-size: .9rem; }
-th, td { border-bottom: 1px solid var(--line); padding: .25rem .6rem; text-align: left; }
-.dataframe td { text-align: right; }
-a.source-link { float: right; font-size: .85rem; }
-blockquote { margin: .5rem 0; padding-left: .8rem; border-left: 3px solid var(--line); color: var(--muted); }
-details > summary { cursor: pointer; color: var(--muted); font-size: .9rem; }
-code { font-size: .9em; }
-@media (max-width: 60rem) { .layout { grid-template-columns: 1fr; } nav.toc { display: none; } nav.sidebar { position: static; } }
-"""
-
-def nav_html(entries, pages, current):
-    out, section = ['<nav class="sidebar"><ul>'], None
-    for sec, nb in entries:
-        if sec != section:
-            if section is not None: out.append('</ul></li>')
-            if sec is not None: out.append(f'<li class="section">{html.escape(sec)}<ul>')
-            section = sec
-        p = pages[nb]
-        cls = ' class="current"' if p is current else ''
-        out.append(f'<li><a href="{p.file}"{cls}>{html.escape(str(p.title))}</a></li>')
-    if section is not None: out.append('</ul></li>')
-    return ''.join(out) + '</ul></nav>'
-
-def toc_html(page):
-    if not page.toc: return '<nav class="toc"></nav>'
-    items = ''.join(f'<li class="l{l}"><a href="#{i}">{html.escape(html.unescape(t))}</a></li>' for l, i, t in page.toc)
-    return f'<nav class="toc"><div class="section">On this page</div><ul>{items}</ul></nav>'
-
-def render_page(page, entries, pages):
-    body = page.body()
-    desc = f'<p class="description">{inline_markdown(str(page.description))}</p>' if page.description else ''
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(str(page.title))} – {html.escape(cfg.title)}</title>
-<link rel="icon" href="data:,"><link rel="stylesheet" href="site.css"></head>
-<body><header><a href="index.html">{html.escape(cfg.title)}</a></header>
-<div class="layout">{nav_html(entries, pages, page)}
-<main><h1 class="title">{html.escape(str(page.title))}</h1>{desc}
-{body}
-</main>{toc_html(page)}</div></body></html>
-"""
-
-def main(force=False, quarto=False):
-    t0 = time.time()
-    entries = sidebar_files()
-    if quarto:
-        from nbdev.quarto import nbdev_docs
-        return nbdev_docs.__wrapped__(n_workers=0)
-    cache = proc_nbs(NBS, n_workers=0, force=force)
-    t1 = time.time()
-    shutil.rmtree(DOCS, ignore_errors=True)
-    DOCS.mkdir(parents=True)
-    pages = {nb: Page(cache / nb) for _, nb in entries}
-    for p in pages.values():
-        (DOCS / p.file).write_text(render_page(p, entries, pages))
-    (DOCS / 'site.css').write_text(CSS + HtmlFormatter(cssclass='highlight').get_style_defs('.highlight'))
-    (DOCS / '.nojekyll').touch()
-    n_img = sum(p.n_images for p in pages.values())
-    print(f'{DOCS.relative_to(cfg.config_path)}/: {len(pages)} pages, {n_img} images '
-          f'(nbdev processing {t1 - t0:.0f} s, pages {time.time() - t1:.1f} s)')
+def setup(app):
+    app.connect('doctree-read', nbdev_anchors, priority=100)  # before Sphinx's collectors (500) read the section ids
+    app.connect('html-page-context', one_of_each_script)
+    return {'parallel_read_safe': True, 'parallel_write_safe': True}
 
 if __name__ == '__main__':
-    main(force='--force' in sys.argv, quarto='--quarto' in sys.argv)
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--keep', help='prepare the book in this folder and keep it')
+    ap.add_argument('--quarto', action='store_true', help="nbdev_docs (needs Quarto)")
+    a = ap.parse_args()
+    if a.quarto: sys.exit(quarto())
+    if a.keep:
+        Path(a.keep).mkdir(parents=True, exist_ok=True)
+        sys.exit(build(Path(a.keep)))
+    with tempfile.TemporaryDirectory(prefix='prism-docs-') as d: sys.exit(build(Path(d)))

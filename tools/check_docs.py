@@ -4,12 +4,17 @@ W3C WebDriver HTTP interface with the standard library only (Debian's `chromium`
 _docs/ is served on 127.0.0.1 (a free port). On every page of the site (or those named) this
 fails (exit 1, saying what and where) on
 - an image that did not load (naturalWidth 0) or any request of the page that got an HTTP error,
-- a link within the site (same origin) that returns 404 (or any HTTP error),
-- a JavaScript error or console error (an uncaught exception, a failed resource, console.error).
+- a link within the site (same origin) that returns 404 (or any HTTP error), or whose `#fragment` names no
+  element of its page (nbdev's doc links point at `page.html#name`),
+- a JavaScript error or console error (an uncaught exception, a failed resource, console.error),
+- math left untypeset: a math element MathJax did not render, or TeX such as `$\lfloor` in the page's text
+  outside code; and the sampling page (whose prose has `$\lfloor 128 \cdot 0.2 \rfloor = 25$`) must show
+  MathJax output;
+- a search page that finds nothing: `search.html?q=make_config` must list at least one page.
 
 Usage: python tools/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
 Build the site first: bash tools/build_docs.sh"""
-import argparse, functools, http.server, json, os, socket, subprocess, sys, tempfile, threading, time
+import argparse, functools, http.server, json, os, re, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
 from pathlib import Path
 
@@ -31,8 +36,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.log.append((self.path, int(code) if str(code).isdigit() else 0))
     def log_message(self, *a): pass
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        "A request the browser gave up on (a preload it did not need) is no error of the site."
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)): super().handle_error(request, client_address)
+
 def serve(docs: Path):
-    srv = http.server.ThreadingHTTPServer(('127.0.0.1', free_port()), functools.partial(Handler, directory=str(docs)))
+    srv = Server(('127.0.0.1', free_port()), functools.partial(Handler, directory=str(docs)))
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv, f'http://127.0.0.1:{srv.server_address[1]}/'
 
@@ -76,11 +86,51 @@ class WebDriver:
 IMAGES_JS = "return Array.from(document.images).map(i => [i.getAttribute('src'), i.currentSrc || i.src, i.complete, i.naturalWidth]);"
 LINKS_JS = "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href);"
 READY_JS = "return document.readyState;"
+# math: Sphinx marks each formula `.math`; MathJax 3 puts an <mjx-container> in it once typeset. Raw TeX is looked for
+# in the text outside code (a code cell may well hold a TeX string such as a matplotlib label).
+MATH_JS = r"""
+const math = Array.from(document.querySelectorAll('.math'));
+const done = window.MathJax && MathJax.startup && MathJax.startup.document ? 1 : 0;
+const body = document.body.cloneNode(true);
+body.querySelectorAll('pre, code, script, style, mjx-container, .highlight').forEach(e => e.remove());
+const raw = (body.textContent.match(/\$\\[a-zA-Z]+|\\\(|\\\[/g) || []).slice(0, 3);
+return [done, math.length, math.filter(e => !e.querySelector('mjx-container')).length,
+        document.querySelectorAll('mjx-container').length, raw];"""
+# Sphinx's search page fills #search-results from searchindex.js, then says "Search finished, found N page(s)..."
+SEARCH_JS = "return [document.querySelectorAll('#search-results ul.search li').length, " \
+            "(document.querySelector('.search-summary') || {}).textContent || ''];"
+MATH_PAGE, SEARCH_TERM = 'sampling.html', 'make_config'
 
-def status_of(url: str) -> int:
+def status_of(url: str) -> tuple:
+    "HTTP status of a page, and the ids its HTML defines (id= or name=), which a #fragment may name."
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, method='HEAD'), timeout=20) as r: return r.status
-    except urllib.error.HTTPError as e: return e.code
+        with urllib.request.urlopen(url, timeout=20) as r:
+            html = r.read().decode(errors='replace') if url.endswith('.html') or url.endswith('/') else ''
+            return r.status, set(re.findall(r'\s(?:id|name)="([^"]+)"', html))
+    except urllib.error.HTTPError as e: return e.code, set()
+
+def wait(wd, script, ok, seconds=20):
+    "Run `script` until `ok(result)` or `seconds` pass; the last result."
+    for _ in range(int(seconds * 10)):
+        res = wd.js(script)
+        if ok(res): break
+        time.sleep(0.1)
+    return res
+
+def check_math(wd, page, problems) -> int:
+    # a page without math does not load MathJax; one with math is waited for until MathJax has typeset all of it
+    done, n, untypeset, n_mjx, raw = wait(wd, MATH_JS, lambda r: (r[0] and not r[2]) or (not r[1] and page != MATH_PAGE))
+    if untypeset: problems.append(f'{page}: {untypeset} of {n} formulas not typeset by MathJax')
+    if raw: problems.append(f'{page}: raw TeX in the text: {raw}')
+    if page == MATH_PAGE and not n_mjx: problems.append(f'{page}: no MathJax output (math is not rendered)')
+    return n_mjx
+
+def check_search(wd, base, problems) -> int:
+    wd.get(urllib.parse.urljoin(base, f'search.html?q={SEARCH_TERM}'))
+    n, summary = wait(wd, SEARCH_JS, lambda r: 'found' in r[1].lower() or 'did not match' in r[1].lower())
+    print(f'  search.html?q={SEARCH_TERM}: {n} results ({" ".join(summary.split())[:80]})')
+    if not n: problems.append(f'search for {SEARCH_TERM!r} found nothing: {summary.strip()[:200]}')
+    return n
 
 def check(docs: Path, pages, chromium, chromedriver) -> int:
     if not (docs / 'index.html').exists():
@@ -89,7 +139,7 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
         if not Path(exe).exists():
             print(f'FAIL: {exe} not found: apt-get install -y chromium chromium-driver'); return 1
     srv, base = serve(docs)
-    problems, n_img, n_links, site_links = [], 0, 0, set()
+    problems, n_img, n_links, n_math, site_links = [], 0, 0, 0, set()
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix='chromium-profile-') as profile:
         wd = WebDriver(chromium, chromedriver, profile)
@@ -98,9 +148,8 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
                 url = urllib.parse.urljoin(base, page)
                 Handler.log.clear()
                 wd.get(url)
-                for _ in range(100):
-                    if wd.js(READY_JS) == 'complete': break
-                    time.sleep(0.1)
+                wait(wd, READY_JS, lambda r: r == 'complete', 10)
+                n_mjx = check_math(wd, page, problems)
                 time.sleep(0.3)  # late console messages
                 imgs, links, logs = wd.js(IMAGES_JS), wd.js(LINKS_JS), wd.console()
                 for src, full, complete, width in imgs:
@@ -109,18 +158,25 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
                     if code >= 400: problems.append(f'{page}: HTTP {code} for {path}')
                 for e in logs:
                     if e.get('level') == 'SEVERE': problems.append(f'{page}: console error: {e.get("message", "")[:300]}')
-                same = sorted({l.split('#')[0] for l in links if l.startswith(base)})
-                n_img += len(imgs); n_links += len(links); site_links.update(same)
-                print(f'  {page}: {len(imgs)} images, {len(links)} links ({len(same)} distinct within the site), '
-                      f'{sum(e.get("level") == "SEVERE" for e in logs)} console errors')
+                same = {l for l in links if l.startswith(base)}
+                n_img += len(imgs); n_links += len(links); n_math += n_mjx; site_links.update((page, l) for l in same)
+                print(f'  {page}: {len(imgs)} images, {len(links)} links ({len({l.split("#")[0] for l in same})} distinct '
+                      f'within the site), {n_mjx} formulas typeset, {sum(e.get("level") == "SEVERE" for e in logs)} console errors')
+            if 'search.html' in {Path(p).name for p in pages} or len(pages) > 1: check_search(wd, base, problems)
         finally:
             wd.close()
-    for l in sorted(site_links):
-        code = status_of(l)
-        if code >= 400: problems.append(f'link within the site returns {code}: {l[len(base) - 1:]}')
+    targets = {}
+    for page, l in sorted(site_links):
+        url, _, frag = l.partition('#')
+        if url not in targets: targets[url] = status_of(url)
+        code, ids = targets[url]
+        if code >= 400: problems.append(f'link within the site returns {code}: {url[len(base) - 1:]} (on {page})')
+        elif frag and ids and urllib.parse.unquote(frag) not in ids:
+            problems.append(f'{page}: link to a missing anchor: {l[len(base) - 1:]}')
     srv.shutdown(); srv.server_close()
-    print(f'checked {len(pages)} pages, {n_img} images, {n_links} links ({len(site_links)} distinct within the site, '
-          f'each fetched) in {time.time() - t0:.1f} s')
+    n_frag = sum(bool(l.partition('#')[2]) for _, l in site_links)
+    print(f'checked {len(pages)} pages, {n_img} images, {n_math} typeset formulas, {n_links} links ({len(targets)} distinct '
+          f'pages within the site, each fetched; {n_frag} links with a #fragment, each found) in {time.time() - t0:.1f} s')
     for p in problems: print('FAIL:', p)
     if problems: print(f'docs check FAILED: {len(problems)} problem(s)'); return 1
     print('docs check passed'); return 0

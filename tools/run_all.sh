@@ -6,8 +6,9 @@
 #   4. every notebook runs top to bottom with its inline tests (nbdev_test);
 #   5. pytest: end-to-end papermill runs, data checks, determinism, bad input, the committed outputs of paper.ipynb
 #      (re-executed) and of the library notebooks (show_doc fresh; no error, stderr or machine path);
-#   with PRISM_DOCS_CHECK=1 (set by .ci/run), before 4: the docs site built into _docs/ and checked in headless
-#   Chromium (images load, links within the site resolve, no console errors; needs Debian's chromium, chromium-driver).
+#   with PRISM_DOCS_CHECK=1 (set by .ci/run), before 4: the docs site built into _docs/ (Jupyter Book) and checked in
+#   headless Chromium (images load, links and their anchors within the site resolve, no console errors, math typeset,
+#   search finds; needs Debian's chromium, chromium-driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PRISM_DATA:-}" ] && [ -d ../shared/data ]; then export PRISM_DATA="$(cd ../shared/data && pwd)"; fi
