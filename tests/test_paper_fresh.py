@@ -31,7 +31,7 @@ def test_paper_outputs_match_the_records(root, tmp_path):
     assert [c.source for c in code(committed)] == [c.source for c in code(new)]
     stale = [i for i, (a, b) in enumerate(zip(code(committed), code(new))) if visible(a) != visible(b)]
     assert not stale, (f'paper.ipynb outputs are stale in code cells {stale} (first: {code(committed)[stale[0]].source[:200]!r}); '
-                       'rerun `papermill nbs/paper.ipynb nbs/paper.ipynb --cwd nbs` and `python tools/clean.py`')
+                       'rerun `papermill nbs/paper.ipynb nbs/paper.ipynb --cwd nbs` and `nbdev_clean`')
     assert any(visible(c) for c in code(committed)), 'paper.ipynb is committed without outputs'
     for made in sorted((tmp_path / 'tables').iterdir()):
         if made.suffix in ('.csv', '.md'):

@@ -3,7 +3,7 @@ public API, figures, small tables and examples, so a reader sees them in Jupyter
 running anything. Left out: stderr (progress bars, warnings), and every output of a cell marked `#| output: false`
 (cells whose output changes from run to run: timings, temporary paths). Cells nbdev_test skips stay empty.
 
-    python tools/render_outputs.py [NOTEBOOK ...]   # then: python tools/clean.py
+    python tools/render_outputs.py [NOTEBOOK ...]   # then: nbdev_clean
 
 tests/test_notebook_outputs.py checks the result without executing anything."""
 import json, os, subprocess, sys, time
@@ -73,4 +73,4 @@ if __name__ == '__main__':
     if missing: sys.exit(f'no such notebook in nbs/: {missing}')
     failed = render(paths)
     if failed: sys.exit(f'failed: {failed} (their outputs were left as they were)')
-    print('now run: python tools/clean.py')
+    print('now run: nbdev_clean')

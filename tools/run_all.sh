@@ -19,8 +19,8 @@ before=$(snapshot)
 nbdev_export
 if [ "$(snapshot)" != "$before" ]; then echo "FAIL: prism_nb/ differs from what nbdev_export produces:"; git status --short -- prism_nb; fail=1; fi
 before=$(snapshot)
-python tools/clean.py  # nbdev_clean, keeping the kernelspec JupyterLab expects
-if [ "$(snapshot)" != "$before" ]; then echo "FAIL: notebooks are not clean (run python tools/clean.py):"; git status --short -- nbs; fail=1; fi
+nbdev_clean  # what nbdev's Jupyter hook does on every save (jupyter_hooks = True): a JupyterLab save leaves them as they are
+if [ "$(snapshot)" != "$before" ]; then echo "FAIL: notebooks are not clean (run nbdev_clean):"; git status --short -- nbs; fail=1; fi
 before=$(snapshot)
 python tools/render_readme.py
 if [ "$(snapshot)" != "$before" ]; then echo "FAIL: README.md is not what nbs/index.ipynb renders (run python tools/render_readme.py)"; fail=1; fi
