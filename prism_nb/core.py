@@ -82,16 +82,19 @@ def repo_root() -> Path:
         if (p / 'settings.ini').exists(): return p
     return Path.cwd()
 
+# %% ../nbs/00_core.ipynb #b6e6bbf6
 def data_dir() -> Path:
     "Where datasets are read from: `$PRISM_DATA`, else `<repo>/data`."
     return Path(os.environ.get('PRISM_DATA') or repo_root() / 'data').expanduser()
 
+# %% ../nbs/00_core.ipynb #3e8788d9
 def cache_dir() -> Path:
     "Where built datasets are cached: `$PRISM_CACHE`, else `<repo>/.cache`."
     p = Path(os.environ.get('PRISM_CACHE') or repo_root() / '.cache').expanduser()
     p.mkdir(parents=True, exist_ok=True)
     return p
 
+# %% ../nbs/00_core.ipynb #fca635b3
 def results_root(results_dir=None  # a results folder; None: the repository's committed `results/`
                 ) -> Path:
     "The results folder every reader and writer of records uses: `results_dir`, else `<repo>/results`."
@@ -107,6 +110,7 @@ def sha256_file(path, chunk: int = 1 << 20) -> str:
         for b in iter(lambda: f.read(chunk), b''): h.update(b)
     return h.hexdigest()
 
+# %% ../nbs/00_core.ipynb #fc46c2ad
 def sha256_bytes(b: bytes) -> str:
     "Hex sha256 of bytes."
     return hashlib.sha256(b).hexdigest()
@@ -135,12 +139,14 @@ def atomic_write(path, write_fn, suffix: str = '') -> Path:
         raise
     return path
 
+# %% ../nbs/00_core.ipynb #d8a56cdc
 def atomic_write_json(path, obj) -> Path:
     "Write `obj` as indented JSON to `path` atomically."
     def _w(tmp):
         with open(tmp, 'w') as f: json.dump(obj, f, indent=1, sort_keys=True, default=_json_default); f.write('\n')
     return atomic_write(path, _w)
 
+# %% ../nbs/00_core.ipynb #65191e82
 def json_ready(obj):
     "`obj` as it reads back from JSON (numpy and torch numbers as Python numbers, tuples as lists): what a record will hold."
     return json.loads(json.dumps(obj, default=_json_default))
@@ -180,6 +186,7 @@ def save_npz(f,  # path or binary file
     np.savez(f, **arrays, **{_DIGEST_KEY: np.array(digest)})
     return digest
 
+# %% ../nbs/00_core.ipynb #53d30bc9
 def load_npz(f,  # path or binary file written by `save_npz`
              expected: str | None = None  # digest the content must have, e.g. from a sidecar
             ) -> dict:
@@ -208,6 +215,7 @@ def digest_path(path  # a cache file
     path = Path(path)
     return path.with_name(path.name + '.digest')
 
+# %% ../nbs/00_core.ipynb #ae151298
 def write_cache(path,  # the .npz to write
                 arrays: dict  # name -> array of numbers or strings
                ) -> str:
@@ -219,6 +227,7 @@ def write_cache(path,  # the .npz to write
     atomic_write(digest_path(path), lambda tmp: Path(tmp).write_text(box['digest'] + '\n'))
     return box['digest']
 
+# %% ../nbs/00_core.ipynb #d03b3195
 def read_cache(path  # a cache written by `write_cache`
               ) -> dict:
     "The arrays of a cache, checked against the digest inside and its sidecar; `CacheError` naming the file otherwise."
@@ -263,6 +272,7 @@ _PLUGINS: dict = {}  # spec as recorded -> imported module
 class PluginError(ImportError):
     "A plugin that cannot be found or imported."
 
+# %% ../nbs/00_core.ipynb #fdab5234
 def plugin_specs(plugins) -> list:
     "Plugins as a list: None, one name or path, a comma-separated string (what `papermill -p plugins a,b` passes), or a list."
     if plugins is None: return []
@@ -271,6 +281,7 @@ def plugin_specs(plugins) -> list:
         raise PluginError(f"plugins must be module names or .py paths (a list, or one comma-separated string), got {plugins!r}")
     return [str(Path(s).expanduser().resolve()) if s.endswith('.py') or os.sep in s else s for s in plugins]
 
+# %% ../nbs/00_core.ipynb #94fee43b
 def _import_plugin(spec: str):
     import importlib, importlib.util, sys
     if spec.endswith('.py') or os.sep in spec:

@@ -67,16 +67,19 @@ def predict_logits(model: nn.Module,  # has `predict(v, m, t) -> [B, C]`
            for i in range(0, len(x), batch_size)]
     return torch.cat(out)
 
+# %% ../nbs/06_engine.ipynb #78f30794
 def predict(model: nn.Module, x: ISMTS, batch_size: int = 1024) -> torch.Tensor:
     "Predicted classes [N] of `x`, on the model's device."
     return predict_logits(model, x, batch_size).argmax(1)
 
+# %% ../nbs/06_engine.ipynb #35153308
 def percent_correct(pred: torch.Tensor,  # predicted classes [N]
                     y: torch.Tensor  # labels [N]
                    ) -> float:
     "Share of predictions equal to the labels, in percent."
     return (pred.cpu() == y.cpu()).float().mean().item() * 100
 
+# %% ../nbs/06_engine.ipynb #03cf8ca3
 def class_accuracies(pred: torch.Tensor,  # predicted classes [N]
                      y: torch.Tensor,  # labels [N]
                      n_classes: int) -> list:
@@ -84,6 +87,7 @@ def class_accuracies(pred: torch.Tensor,  # predicted classes [N]
     pred, y = pred.cpu(), y.cpu()
     return [percent_correct(pred[y == c], y[y == c]) for c in range(n_classes)]
 
+# %% ../nbs/06_engine.ipynb #0436958e
 def accuracy(model: nn.Module, x: ISMTS, batch_size: int = 1024) -> float:
     "Accuracy of `model` on `x`, in percent."
     return percent_correct(predict(model, x, batch_size), x.y)

@@ -26,18 +26,19 @@ __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCO
            'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int',
            'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path',
            'default_checkpoints_dir', 'checkpoint_path', 'check_device', 'check_threads', 'check_writable',
-           'DamagedRecordError', 'check_record', 'Record', 'read_record', 'read_records', 'write_record',
-           'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path',
-           'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions', 'run_fields',
-           'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of',
-           'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate', 'subset_windows',
-           'observe', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data', 'evaluate_harc',
-           'check_harc', 'harc_record_stem']
+           'DamagedRecordError', 'check_record', 'check_evaluation_record', 'Record', 'read_record', 'read_records',
+           'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys',
+           'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions',
+           'run_fields', 'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook',
+           'results_dir_of', 'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate',
+           'subset_windows', 'observe', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data',
+           'evaluate_harc', 'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #855587d2
 class ConfigError(ValueError):
     "A run parameter that is wrong: raised before any data is loaded."
 
+# %% ../nbs/07_experiment.ipynb #79acf2ee
 @dataclass
 class TaskData:
     "What a task's loader returns for one config."
@@ -47,6 +48,7 @@ class TaskData:
     info: dict  # facts written into the record's `data`; holds n_classes, n_domains, n_features, seq_len, dropped
     extra: dict = field(default_factory=dict)  # anything else the task's evaluation needs
 
+# %% ../nbs/07_experiment.ipynb #b2310858
 @dataclass
 class Task:
     "A benchmark: config defaults and checks, loader, evaluation, selection score, record names."
@@ -64,6 +66,7 @@ class Task:
     test_windows: Callable | None = None  # `test_windows(cfg) -> ISMTS`: fully observed test windows, for `evaluate(conditions=...)`
     metric_range: tuple = (0., 100.)  # every score a record holds lies in this range (percent by default)
 
+# %% ../nbs/07_experiment.ipynb #e9d6bc78
 TASKS: dict = {}
 
 def register_task(task: Task) -> Task:
@@ -71,6 +74,7 @@ def register_task(task: Task) -> Task:
     TASKS[task.name] = task
     return task
 
+# %% ../nbs/07_experiment.ipynb #35c2e36b
 def get_task(name: str) -> Task:
     "The task registered as `name`; a clear error lists the valid names."
     if name not in TASKS: load_plugins()  # an installed package may register it
@@ -79,6 +83,7 @@ def get_task(name: str) -> Task:
                           "and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
     return TASKS[name]
 
+# %% ../nbs/07_experiment.ipynb #bd2065ee
 def task_of(cfg: dict) -> Task:
     "The task of a config: every task but HAR-C names itself under `dataset`; HAR-C configs (which predate tasks) have none."
     return get_task(cfg.get('dataset', 'harc'))
@@ -102,6 +107,7 @@ def check_name(key: str, v) -> str:
         raise ConfigError(f"{key} must be a plain name (letters, digits, _ - .; no path separators or '..'), got {v!r}")
     return v
 
+# %% ../nbs/07_experiment.ipynb #83b99a86
 def check_int(key: str, v, lo: int | None = None, hi: int | None = None) -> int:
     "An integer (not a bool, not a string) within [lo, hi]."
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise ConfigError(f"{key} must be an integer, got {type(v).__name__} {v!r}")
@@ -109,6 +115,7 @@ def check_int(key: str, v, lo: int | None = None, hi: int | None = None) -> int:
         raise ConfigError(f"{key} must be in [{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}], got {v}")
     return int(v)
 
+# %% ../nbs/07_experiment.ipynb #bef7ec23
 def check_real(key: str, v, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> float:
     "A finite real number within the interval (open ends as asked)."
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
@@ -117,11 +124,13 @@ def check_real(key: str, v, lo: float, hi: float, lo_open: bool = False, hi_open
         raise ConfigError(f"{key} must be in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}, got {v}")
     return float(v)
 
+# %% ../nbs/07_experiment.ipynb #e66af615
 def check_bool(key: str, v) -> bool:
     "A bool (papermill types `-p force True` as one)."
     if not isinstance(v, bool): raise ConfigError(f"{key} must be True or False, got {type(v).__name__} {v!r}")
     return v
 
+# %% ../nbs/07_experiment.ipynb #14021569
 def check_seeds(seeds) -> list:
     "Seeds for a table or a sweep: non-negative integers, none twice (a repeated seed would count one run twice)."
     seeds = list(seeds) if not isinstance(seeds, (str, bytes)) else [seeds]
@@ -130,6 +139,7 @@ def check_seeds(seeds) -> list:
     if dup: raise ConfigError(f"seeds {dup} are listed more than once in {seeds}: each seed is one run, counted once")
     return seeds
 
+# %% ../nbs/07_experiment.ipynb #1ca7cf1a
 def parse_hparams(v) -> dict:
     "A dict of hyperparameters, or a JSON object string parsed into one."
     if isinstance(v, str):
@@ -183,10 +193,12 @@ def record_path(cfg: dict, results_dir='results') -> Path:
     if not path.resolve().is_relative_to(root.resolve()): raise ConfigError(f"record path {path} would leave {root}")
     return path
 
+# %% ../nbs/07_experiment.ipynb #0ac8b437
 def default_checkpoints_dir(results_dir='results') -> Path:
     "`checkpoints/` inside the results folder: each results folder owns its models."
     return Path(results_dir) / 'checkpoints'
 
+# %% ../nbs/07_experiment.ipynb #3d911782
 def checkpoint_path(cfg: dict, results_dir='results', checkpoints_dir=None,
                     run_uid: str = ''  # the run whose model this is (its first 12 characters tag the file)
                    ) -> Path:
@@ -211,10 +223,12 @@ def check_device(device) -> torch.device:
     elif dev.type != 'cpu': raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
     return dev
 
+# %% ../nbs/07_experiment.ipynb #47998bac
 def check_threads(threads) -> int:
     "A torch thread count between 1 and this machine's cores (more threads than cores only slow a run down)."
     return check_int('threads', threads, 1, os.cpu_count() or 1)
 
+# %% ../nbs/07_experiment.ipynb #9977b624
 def check_writable(folder: Path, what: str) -> Path:
     "Create `folder` if needed and prove a file can be written in it; ConfigError otherwise."
     folder = Path(folder)
@@ -274,7 +288,7 @@ def check_record(rec, path=None  # the file it was read from (None: a record in 
     if not isinstance(plugins, list) or not all(isinstance(s, str) for s in plugins): _damaged(path, f"plugins {plugins!r} is not a list of names")
     try: load_plugins(plugins)
     except PluginError as e: raise PluginError(f"record {path or '(in memory)'} needs plugin(s) {plugins}: {e}") from None
-    if 'kind' in rec: return _check_evaluation(rec, path)
+    if 'kind' in rec: return check_evaluation_record(rec, path)
     for key, kind in [('id', str), ('config', dict), ('metrics', dict), ('timing', dict)]:
         if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
     cfg = _check_config(rec['config'], path)
@@ -299,7 +313,8 @@ def check_record(rec, path=None  # the file it was read from (None: a record in 
             _damaged(path, f"checkpoint dir {ck['dir']!r} must be absolute or a folder inside the results folder")
     return rec
 
-def _check_evaluation(rec, path) -> dict:
+# %% ../nbs/07_experiment.ipynb #6402662c
+def check_evaluation_record(rec: dict, path=None) -> dict:
     "The contract of an evaluation record: kind, design, the source run's config and id, finite results."
     for key, kind in [('kind', str), ('design', dict), ('config', dict), ('source', dict)]:
         if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
@@ -318,6 +333,7 @@ class Record(dict):
     def __init__(self, rec: dict, path=None):
         super().__init__(rec); self.path = None if path is None else Path(path)
 
+# %% ../nbs/07_experiment.ipynb #784b44d5
 def read_record(path) -> dict:
     "The record at `path`, checked against the record contract (`check_record`); DamagedRecordError naming the file and the fix otherwise."
     path = Path(path)
@@ -327,6 +343,7 @@ def read_record(path) -> dict:
                                  f"or move the file aside and run again") from None
     return Record(check_record(rec, path), path)
 
+# %% ../nbs/07_experiment.ipynb #f2b19922
 def read_records(folder,  # a folder of records (missing: no records)
                  pattern: str = '*.json'  # e.g. '**/*.json' for subfolders too
                 ) -> list:
@@ -362,10 +379,12 @@ def write_record(record: dict,  # fields of a run record (config, metrics, ...) 
 class RunInProgress(RuntimeError):
     "Another process is training the same config."
 
+# %% ../nbs/07_experiment.ipynb #88fa2732
 def lock_path(path: Path) -> Path:
     "The lock file of a record path."
     return path.with_name('.' + path.name + '.lock')
 
+# %% ../nbs/07_experiment.ipynb #3b0ef4c1
 def acquire_run_lock(path: Path, wait: bool = False) -> FileLock:
     "Hold the lock of record `path`; RunInProgress when another run holds it and `wait` is False."
     lock = FileLock(str(lock_path(path)))
@@ -386,16 +405,19 @@ def build_algorithm(cfg: dict, info: dict):
     return cls(n_features=info['n_features'], seq_len=info['seq_len'], n_classes=info['n_classes'], n_domains=info['n_domains'],
                backbone=cfg['backbone'], hparams=hp)
 
+# %% ../nbs/07_experiment.ipynb #7d006d3f
 def data_keys(cfg: dict) -> dict:
     "The config entries that fix the data of a run (everything of the task's own but the results subfolder)."
     return {k: cfg[k] for k in task_of(cfg).defaults if k != 'experiment' and k in cfg}
 
+# %% ../nbs/07_experiment.ipynb #289feb9c
 def pretrain_checkpoint_path(cfg: dict, algo, checkpoints_dir) -> Path:
     "Where the pretrained state of `algo` for `cfg` is shared, keyed by everything pretraining depends on."
     key = dict(task=task_of(cfg).name, data=data_keys(cfg), method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
                pretrain_epochs=cfg['pretrain_epochs'], batch_size=cfg['batch_size'], hparams=algo.pretrain_signature())
     return Path(checkpoints_dir) / 'pretrain' / f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
 
+# %% ../nbs/07_experiment.ipynb #ad62316b
 def reuse_pretraining(shared: Path) -> dict | None:
     "The pretrained state saved at `shared` if it is intact (its sha256 matches the digest written beside it); None, with a warning, if damaged."
     if not shared.exists(): return None
@@ -409,11 +431,13 @@ def reuse_pretraining(shared: Path) -> dict | None:
         shared.unlink(missing_ok=True); digest_path(shared).unlink(missing_ok=True)
         return None
 
+# %% ../nbs/07_experiment.ipynb #40157ac1
 def save_pretraining(shared: Path, state: dict):
     "Save a pretrained state for other runs to reuse, with its sha256 beside it."
     atomic_write(shared, lambda tmp: torch.save(state, tmp), suffix='.pt')
     atomic_write(digest_path(shared), lambda tmp: Path(tmp).write_text(sha256_file(shared) + '\n'))
 
+# %% ../nbs/07_experiment.ipynb #7f71d498
 def train_algorithm(cfg: dict, data: TaskData, device, progress: bool = True, checkpoints_dir=None) -> tuple:
     "Build, pretrain (or reuse a shared pretraining) and fit; (algo, pretrain log, fit log, pretrain seconds, reused pretraining path)."
     task = task_of(cfg)
@@ -442,6 +466,7 @@ def versions() -> dict:
     return dict(prism_nb=__version__, torch=torch.__version__, numpy=np.__version__, scipy=scipy.__version__,
                 sklearn=sklearn.__version__, python=platform.python_version(), machine=platform.machine(), platform=platform.platform())
 
+# %% ../nbs/07_experiment.ipynb #dba2aac7
 def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float, device, deterministic: bool = True) -> dict:
     "The record fields every run shares: model selection, histories, timing, device (and the GPU's facts), threads and versions."
     facts = device_facts(device)
@@ -451,9 +476,11 @@ def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float
                 device=facts.pop('device'), **({'gpu': facts} if facts else {}), deterministic=deterministic,
                 torch_threads=torch.get_num_threads(), versions=versions())
 
+# %% ../nbs/07_experiment.ipynb #b3433db7
 class DamagedCheckpointError(ValueError):
     "A checkpoint that cannot be read, or does not belong to its record."
 
+# %% ../nbs/07_experiment.ipynb #615f6848
 def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugins=()) -> str:
     "Save the trained weights with what rebuilding the model needs; returns the file's sha256 (an OSError naming the file if it cannot be written)."
     sizes = {k: info[k] for k in ('n_features', 'seq_len', 'n_classes', 'n_domains')}
@@ -465,6 +492,7 @@ def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugi
                       "free disk space or choose another results folder; nothing was recorded") from e
     return sha256_file(path)
 
+# %% ../nbs/07_experiment.ipynb #668f51e7
 def load_checkpoint(path: Path) -> dict:
     "The contents of a checkpoint file (weights only: no code in it is run); DamagedCheckpointError naming the file otherwise."
     try: return torch.load(path, map_location='cpu', weights_only=True)
@@ -479,6 +507,27 @@ def _checkpoint_dir_field(ck_root: Path, results_dir) -> str:
     try: return Path(ck_root).absolute().relative_to(Path(results_dir).absolute()).as_posix()
     except ValueError: return str(Path(ck_root).absolute())
 
+def _existing_record(path: Path, device, progress: bool) -> dict:
+    "The record at `path`, checked; a warning when it was made on another kind of device (the device is not part of the key)."
+    rec = read_record(path)
+    if progress: print(f"skipped: {path} exists (made on {rec.get('device')}, {rec.get('torch_threads')} thread(s)); force=True reruns it")
+    if str(rec.get('device') or 'cpu').split(':')[0] != device.type:
+        warnings.warn(f"{path.name}: returning the record made on {rec.get('device')}, not on {device}; "
+                      "force=True reruns it here (and replaces it)", stacklevel=3)
+    return rec
+
+def _commit_record(path: Path, record: dict, ckpt: Path, old_ckpt: Path | None) -> dict:
+    "Write `record` (contract checked first); on failure remove the new model, the old record keeping its own; on success remove the old model."
+    try: atomic_write_json(path, check_record(json_ready(record), path))
+    except BaseException as e:
+        ckpt.unlink(missing_ok=True)
+        if isinstance(e, OSError): raise OSError(f"could not write the record {path} ({e.strerror or e}): free disk space or choose "
+                                                 "another results folder; the old record and its model are unchanged") from e
+        raise
+    if old_ckpt is not None and old_ckpt != ckpt and old_ckpt.exists(): old_ckpt.unlink()
+    return Record(record, path)
+
+# %% ../nbs/07_experiment.ipynb #ab59fb49
 def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the task comes from `dataset`, HAR-C by default)
         results_dir='results',  # records go to results_dir/<experiment>/, models to results_dir/checkpoints/
         checkpoints_dir=None,  # trained models; default `checkpoints/` inside results_dir
@@ -499,14 +548,7 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
     path = record_path(cfg, results_dir)
     ck_root = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
     check_writable(path.parent, 'results folder'); check_writable(ck_root, 'checkpoints folder')
-    if path.exists() and not force:
-        rec = read_record(path)
-        if progress: print(f"skipped: {path} exists (made on {rec.get('device')}, {rec.get('torch_threads')} thread(s)); force=True reruns it")
-        made_on = str(rec.get('device') or 'cpu').split(':')[0]
-        if made_on != device.type:  # the device is not part of the key: say so even when quiet
-            warnings.warn(f"{path.name}: returning the record made on {rec.get('device')}, not on {device}; "
-                          "force=True reruns it here (and replaces it)", stacklevel=2)
-        return rec
+    if path.exists() and not force: return _existing_record(path, device, progress)
     lock = acquire_run_lock(path, wait)
     old_threads = torch.get_num_threads()
     try:
@@ -526,14 +568,7 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
                       **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic), run_uid=run_uid, plugins=plugins,
                       checkpoint=dict(dir=_checkpoint_dir_field(ck_root, results_dir), path=ckpt.relative_to(ck_root).as_posix(), sha256=digest),
                       pretrain_reused=reused)
-        try: atomic_write_json(path, check_record(json_ready(record), path))
-        except BaseException as e:
-            ckpt.unlink(missing_ok=True)  # the old record, if any, keeps its own model
-            if isinstance(e, OSError): raise OSError(f"could not write the record {path} ({e.strerror or e}): free disk space or choose "
-                                                     "another results folder; the old record and its model are unchanged") from e
-            raise
-        if old_ckpt is not None and old_ckpt != ckpt and old_ckpt.exists(): old_ckpt.unlink()
-        return Record(record, path)
+        return _commit_record(path, record, ckpt, old_ckpt)
     finally:
         torch.set_num_threads(old_threads); lock.release()
 
@@ -572,6 +607,7 @@ def results_dir_of(record_file, cfg: dict) -> Path:
     parts, _ = task_of(cfg).record_stem(cfg)
     return Path(record_file).absolute().parents[len(parts) + 1]
 
+# %% ../nbs/07_experiment.ipynb #ce4983a8
 def checkpoints_root(rec: dict, rec_file=None,  # the record and the file it was read from (None: under ./results)
                      checkpoints_dir=None  # overrides the folder the record names
                     ) -> Path:
@@ -583,6 +619,7 @@ def checkpoints_root(rec: dict, rec_file=None,  # the record and the file it was
     if ck: return Path(results_dir).absolute().parent / 'checkpoints'  # records made before checkpoints lived inside the results folder
     return default_checkpoints_dir(results_dir)
 
+# %% ../nbs/07_experiment.ipynb #2c23dd42
 def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | None:
     "Where the record's checkpoint is (None when it names none), confined to its checkpoints folder."
     ck = rec.get('checkpoint')
@@ -593,6 +630,7 @@ def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | No
     if not path.resolve().is_relative_to(root.resolve()): _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
     return path
 
+# %% ../nbs/07_experiment.ipynb #dcacdd7e
 def load_model(source,  # a record dict, a record's .json path, or a checkpoint's .pt path
                checkpoints_dir=None,  # where the record's checkpoint lives; default: the folder the record names
                device=None,  # where to put the model; default the CPU
@@ -645,6 +683,7 @@ def condition_test_set(cfg: dict, condition: str, rate: float | None = None, mas
     m = condition_masks(condition, len(x), L=x.shape[1], D=x.shape[2], rate=rate, seed=derive_seed(cfg['seed'], 'masks', 'test', condition))
     return x.with_mask(m)
 
+# %% ../nbs/07_experiment.ipynb #b5a9ea63
 def evaluate(source,  # a record dict, a record .json path or a checkpoint .pt path
              conditions=None,  # sampling condition names; None: the record's own evaluation
              rate: float | None = None,  # observation budget for `conditions`; None: the run's
@@ -683,16 +722,19 @@ def subset_windows(x: ISMTS, n: int | None, seed: int) -> ISMTS:
     idx = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:n].sort().values
     return x[idx]
 
+# %% ../nbs/07_experiment.ipynb #2e57d449
 def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
     "Windows `x` observed under `condition` at budget `rate`, the masks drawn from `seed`."
     return x.with_mask(condition_masks(condition, len(x), L=x.shape[1], D=x.shape[2], rate=rate, seed=seed))
 
+# %% ../nbs/07_experiment.ipynb #67fbb78a
 def harc_splits(seed: int = 0, source: str = 'hapt', channels='acc_gyro', max_windows: int | None = None) -> tuple:
     "Fully observed (train, val, test) windows of HAR-C for one seed, subsets drawn from the seed, and the split facts."
     splits = har_splits(load_har(source), channels=channels, seed=seed)
     parts = [subset_windows(getattr(splits, s), max_windows, derive_seed(seed, 'subset', s)) for s in ('train', 'val', 'test')]
     return (*parts, splits)
 
+# %% ../nbs/07_experiment.ipynb #c0c2e315
 def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dict:
     "The `data` facts of a record of a run on HAR-C windows: provenance, sizes, classes and domains."
     return dict(source=splits.source, fingerprint=splits.fingerprint, channels=list(splits.channels),
@@ -700,11 +742,13 @@ def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dic
                 n_classes=len(HAR_CLASSES), n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1,
                 n_features=train.shape[2], seq_len=train.shape[1], rate=rate, dropped={})
 
+# %% ../nbs/07_experiment.ipynb #d35c8556
 def harc_test_conditions(cfg: dict) -> list:
     "The conditions a HAR-C run is tested on: the eight, and its training condition when that is another one."
     tc = cfg.get('train_condition', 'Random')
     return HARC_CONDITIONS + ([tc] if tc not in HARC_CONDITIONS else [])
 
+# %% ../nbs/07_experiment.ipynb #c15ec064
 def load_harc_data(cfg: dict) -> TaskData:
     "HAR-C for one config: source splits masked by the training condition (Random by default), a masked test set per condition."
     seed, rate, tc = cfg['seed'], cfg['rate'], cfg.get('train_condition', 'Random')
@@ -714,6 +758,7 @@ def load_harc_data(cfg: dict) -> TaskData:
                     tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in harc_test_conditions(cfg)},
                     info=harc_info(splits, train, val, test, rate))
 
+# %% ../nbs/07_experiment.ipynb #5bf3944c
 def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
     "Accuracy (%) per condition, per class, the average over the eight HAR-C conditions and over those other than the training one."
     metrics, per_class = {}, {}
@@ -726,6 +771,7 @@ def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
     return dict(metrics=metrics, per_class=per_class, avg=float(np.mean([metrics[c] for c in HARC_CONDITIONS if c in metrics])),
                 shifted_avg=float(np.mean(shifted)) if shifted else None)
 
+# %% ../nbs/07_experiment.ipynb #9d19156e
 def check_harc(cfg: dict):
     "HAR-C's own parameters: source, channels, rate, max_windows."
     if cfg['source'] not in HAR_SOURCES: raise ConfigError(f"source must be one of {', '.join(HAR_SOURCES)}, got {cfg['source']!r}")
@@ -743,6 +789,7 @@ def check_harc(cfg: dict):
         raise ConfigError(f"unknown train_condition {tc!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
     if tc == 'Random': cfg.pop('train_condition', None)  # the default leaves the config, so the ids of Random-trained runs never change
 
+# %% ../nbs/07_experiment.ipynb #dceb79e5
 def harc_record_stem(cfg: dict) -> tuple:
     "HAR-C records: results/harc/<method>[-<variant>]_<backbone>[_on<condition>]_s<seed>_<id>.json."
     on = f"_on{re.sub('[^A-Za-z0-9]', '', cfg['train_condition'])}" if 'train_condition' in cfg else ''

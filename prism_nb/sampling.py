@@ -63,16 +63,19 @@ def observed_cells(m: torch.Tensor  # masks [n,L,D]
     "Observed cells per window, long [n]."
     return m.sum((-2, -1)).round().long()
 
+# %% ../nbs/02_sampling.ipynb #d4cfc349
 def channel_counts(m: torch.Tensor  # masks [n,L,D]
                   ) -> torch.Tensor:
     "Observed steps per window and channel, long [n,D]."
     return m.sum(-2).round().long()
 
+# %% ../nbs/02_sampling.ipynb #a41a3d41
 def observed_steps(m: torch.Tensor  # masks [n,L,D]
                   ) -> torch.Tensor:
     "Bool [n,L]: time steps where at least one channel is observed."
     return m.amax(-1) > 0
 
+# %% ../nbs/02_sampling.ipynb #1f0c4eda
 def is_synchronized(m: torch.Tensor  # masks [n,L,D]
                    ) -> torch.Tensor:
     "Bool [n]: at every step of the window either all channels or none are observed."
@@ -150,6 +153,7 @@ def fixed_feat_condition(n, L, D, steps, g):
     counts = feature_allocation(steps, D, L).expand(n, D)
     return random_choice_mask(counts, L, g).transpose(1, 2).float().contiguous()
 
+# %% ../nbs/02_sampling.ipynb #4d6ae8a5
 @register_condition('Rand-Feat.')
 def rand_feat_condition(n, L, D, steps, g):
     "The counts of `feature_allocation`, assigned to the channels by a random permutation per window."
@@ -170,6 +174,7 @@ def concentration_region(where: str,  # 'first', 'last' or 'mid'
     if where not in starts: raise ValueError(f"unknown region {where!r}; valid: {', '.join(starts)}")
     return starts[where], starts[where] + w
 
+# %% ../nbs/02_sampling.ipynb #5f6738c7
 def concentrated_steps(start,  # first step of the region per window: LongTensor [n]
                        L: int,  # window length
                        steps: int,  # observed steps per window
@@ -197,11 +202,13 @@ def first_condition(n, L, D, steps, g):
     "Synchronized steps, 80% of them inside the first 40% of the window."
     return _concentrated(n, L, D, steps, g, 'first')
 
+# %% ../nbs/02_sampling.ipynb #ed33a636
 @register_condition('Last')
 def last_condition(n, L, D, steps, g):
     "Synchronized steps, 80% of them inside the last 40% of the window."
     return _concentrated(n, L, D, steps, g, 'last')
 
+# %% ../nbs/02_sampling.ipynb #08383f43
 @register_condition('Mid')
 def mid_condition(n, L, D, steps, g):
     "Synchronized steps, 80% of them inside the middle 40% of the window."
@@ -225,6 +232,7 @@ def check_budget(m: torch.Tensor,  # masks [n,L,D]
                                   f"budget is {steps}*{m.shape[-1]}={steps * m.shape[-1]}")
     return m
 
+# %% ../nbs/02_sampling.ipynb #69859545
 def condition_masks(name: str,  # condition name, a key of `CONDITIONS`
                     n: int,  # windows
                     L: int = 128,  # time steps per window
@@ -344,6 +352,7 @@ def pattern_starts(n_patterns: int = 6,  # distinct patterns
     w = round(width * L)
     return (torch.arange(n_patterns) * (L - w) / max(n_patterns - 1, 1)).round().long()
 
+# %% ../nbs/02_sampling.ipynb #12fa7295
 def pattern_masks(pattern_ids,  # pattern per window, LongTensor [n] in [0, n_patterns)
                   L: int = 128,  # time steps per window
                   D: int = 6,  # channels
@@ -385,6 +394,7 @@ def shortcut_assignment(y,  # labels, LongTensor [n] in [0, n_classes)
     if mode == 'neutral': return torch.randint(0, n_classes, y.shape, generator=g)
     return torch.where(torch.rand(y.shape, generator=g) < rho, y, other)
 
+# %% ../nbs/02_sampling.ipynb #7f56bb84
 def empirical_rho(y, pattern) -> float:
     "Share of windows whose pattern equals their label."
     return (torch.as_tensor(y) == torch.as_tensor(pattern)).float().mean().item()
@@ -405,6 +415,7 @@ def mask_following_rate(pred,  # predicted classes [n]
     if not conflicting.any(): return float('nan')
     return (pred[conflicting] == pattern[conflicting]).float().mean().item()
 
+# %% ../nbs/02_sampling.ipynb #0c5e56c9
 def group_accuracies(pred,  # predicted classes [n]
                      y,  # labels [n]
                      pattern  # pattern ids [n]
@@ -417,6 +428,7 @@ def group_accuracies(pred,  # predicted classes [n]
     correct = torch.bincount(group, weights=(pred == y).double(), minlength=len(size))
     return {(g // P, g % P): (correct[g] / size[g]).item() for g in size.nonzero()[:, 0].tolist()}
 
+# %% ../nbs/02_sampling.ipynb #2e12252f
 def worst_group_accuracy(pred,  # predicted classes [n]
                          y,  # labels [n]
                          pattern  # pattern ids [n]

@@ -50,6 +50,7 @@ def sweep_devices(device, n: int) -> list:
         return [f'cuda:{i % torch.cuda.device_count()}' for i in range(n)]
     return [str(device)] * n
 
+# %% ../nbs/08_sweep.ipynb #7b34efab
 def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None,
                    device=None,  # 'cpu', 'cuda' (spread over the GPUs), 'cuda:N'; None: each run's default
                    deterministic: bool | None = None,  # None: the run notebooks' default (True)
