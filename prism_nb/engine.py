@@ -10,11 +10,11 @@ from typing import Callable, Iterator
 import torch
 import torch.nn as nn
 
-from .core import ISMTS, derive_seed
+from .core import ISMTS, derive_seed, ConfigError
 
 # %% auto #0
-__all__ = ['model_device', 'default_device', 'deterministic_mode', 'device_facts', 'predict_logits', 'predict', 'percent_correct',
-           'class_accuracies', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
+__all__ = ['model_device', 'check_device', 'default_device', 'deterministic_mode', 'device_facts', 'predict_logits', 'predict',
+           'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
@@ -23,11 +23,28 @@ def model_device(model: nn.Module) -> torch.device:
     return p.device if p is not None else torch.device('cpu')
 
 # %% ../nbs/06_engine.ipynb #9e08412e
+def check_device(device=None,  # 'cpu', 'cuda', 'cuda:N', 'mps', a torch.device; None or 'auto': the rule below
+                 model: nn.Module | None = None  # a model whose device is the default
+                ) -> torch.device:
+    "The device to use: `device` (checked), else `$PRISM_DEVICE`, else `model`'s device, else a GPU when present."
+    if device is None and os.environ.get('PRISM_DEVICE'): device = os.environ['PRISM_DEVICE']
+    if device is None or device == 'auto':
+        if model is not None and device is None: return model_device(model)
+        return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
+    try: dev = torch.device(device)
+    except (RuntimeError, TypeError) as e: raise ConfigError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r} ({e})") from None
+    if dev.type == 'cuda':
+        if not torch.cuda.is_available(): raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ConfigError(f"device {device!r}: only {torch.cuda.device_count()} GPU(s) visible")
+    elif dev.type == 'mps':
+        if not torch.backends.mps.is_available(): raise ConfigError(f"device {device!r}: Apple's MPS backend is not available on this machine")
+    elif dev.type != 'cpu': raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
+    return dev
+
 def default_device(model: nn.Module | None = None) -> torch.device:
-    "`$PRISM_DEVICE` when set, else the device of `model` (the CPU without one)."
-    env = os.environ.get('PRISM_DEVICE')
-    if env: return torch.device(env)
-    return model_device(model) if model is not None else torch.device('cpu')
+    "Where `model` trains when no device is given: `check_device(None, model)`."
+    return check_device(None, model)
 
 # %% ../nbs/06_engine.ipynb #004f6dd7
 os.environ.setdefault('CUBLAS_WORKSPACE_CONFIG', ':4096:8')  # cuBLAS reads it once, when CUDA starts
@@ -169,7 +186,7 @@ def fit(algo: nn.Module,  # an `Algorithm`: `update(batch) -> losses`, `predict(
     "Train `algo` and restore its best epoch by source-validation score; returns the training log."
     key = 'val_acc' if score is None else 'val_score'
     score = score or accuracy
-    device = torch.device(device) if device is not None else default_device(algo)
+    device = check_device(device, algo)
     algo.to(device); train, val = train.to(device), val.to(device)
     g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
     sync = torch.cuda.synchronize if device.type == 'cuda' else None

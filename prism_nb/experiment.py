@@ -14,29 +14,26 @@ import torch
 from filelock import FileLock, Timeout
 
 from .core import (ISMTS, seed_everything, derive_seed, config_id, atomic_write, atomic_write_json, repo_root, sha256_file,
-                           digest_path, json_ready, load_plugins, PluginError)
+                           digest_path, json_ready, load_plugins, PluginError, ConfigError)
 from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, HAR_CLASSES
 from .sampling import HARC_CONDITIONS, CONDITIONS, condition_masks, budget_steps
 from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
-from .engine import fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts
+from .engine import (fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts,
+                             check_device)
 
 # %% auto #0
 __all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCORE_FIELDS', 'RUN_SETTINGS', 'HARC_DEFAULTS',
-           'HARC', 'ConfigError', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int',
-           'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path',
-           'default_checkpoints_dir', 'checkpoint_path', 'check_device', 'check_threads', 'check_writable',
-           'DamagedRecordError', 'check_record', 'check_evaluation_record', 'Record', 'read_record', 'read_records',
-           'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys',
-           'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions',
-           'run_fields', 'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook',
-           'results_dir_of', 'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate',
-           'subset_windows', 'observe', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data',
-           'evaluate_harc', 'check_harc', 'harc_record_stem']
-
-# %% ../nbs/07_experiment.ipynb #855587d2
-class ConfigError(ValueError):
-    "A run parameter that is wrong: raised before any data is loaded."
+           'HARC', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int', 'check_real',
+           'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'default_checkpoints_dir',
+           'checkpoint_path', 'check_threads', 'check_writable', 'DamagedRecordError', 'check_record',
+           'check_evaluation_record', 'Record', 'read_record', 'read_records', 'write_record', 'RunInProgress',
+           'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path',
+           'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions', 'run_fields',
+           'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of',
+           'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate', 'subset_windows',
+           'observe', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data', 'evaluate_harc',
+           'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #79acf2ee
 @dataclass
@@ -206,22 +203,6 @@ def checkpoint_path(cfg: dict, results_dir='results', checkpoints_dir=None,
     rel = record_path(cfg, results_dir).relative_to(Path(results_dir))
     name = f"{rel.stem}{'_' + run_uid[:12] if run_uid else ''}.pt"
     return Path(checkpoints_dir or default_checkpoints_dir(results_dir)) / rel.parent / name
-
-# %% ../nbs/07_experiment.ipynb #8f2e764d
-def check_device(device) -> torch.device:
-    "A usable torch device from 'cpu', 'cuda', 'cuda:N', 'mps', a torch.device, or None/'auto' (`$PRISM_DEVICE`, else a GPU when present)."
-    if device is None and os.environ.get('PRISM_DEVICE'): device = os.environ['PRISM_DEVICE']
-    if device is None or device == 'auto': return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
-    try: dev = torch.device(device)
-    except (RuntimeError, TypeError) as e: raise ConfigError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r} ({e})") from None
-    if dev.type == 'cuda':
-        if not torch.cuda.is_available(): raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ConfigError(f"device {device!r}: only {torch.cuda.device_count()} GPU(s) visible")
-    elif dev.type == 'mps':
-        if not torch.backends.mps.is_available(): raise ConfigError(f"device {device!r}: Apple's MPS backend is not available on this machine")
-    elif dev.type != 'cpu': raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    return dev
 
 # %% ../nbs/07_experiment.ipynb #47998bac
 def check_threads(threads) -> int:
