@@ -32,6 +32,7 @@ setuptools.setup(
     ],
     packages=setuptools.find_packages(include=['prism_nb', 'prism_nb.*']),
     include_package_data=True,
+    package_data={'prism_nb': ['*.json']},  # the data files' checksums (hapt_sha256.json, uci_har_signal_blobs.json)
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
     extras_require={'dev': dev_requirements, 'cluster': cluster_requirements},

@@ -11,8 +11,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call
+from fastcore.basics import patch
 
-from .core import ISMTS, derive_seed
+from .core import ISMTS, derive_seed, load_plugins
 from .backbones import make_backbone
 
 # %% auto #0
@@ -20,9 +21,9 @@ __all__ = ['ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_alg
            'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'domain_risks',
            'rank_in_group', 'domain_batches', 'DomainBatches', 'check_domains', 'full_precision', 'coral_penalty',
            'mmd_penalty', 'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx',
-           'IB_ERM', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN',
-           'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits',
-           'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
+           'IB_ERM', 'FeatureMatching', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step',
+           'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator',
+           'entropy_of_logits', 'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
@@ -47,42 +48,53 @@ class Algorithm(nn.Module):
         if unknown: raise ValueError(f"unknown hyperparameters for {type(self).__name__}: {sorted(unknown)}; valid: {sorted(defaults)}")
         self.hparams = {**defaults, **(hparams or {})}
 
-    @classmethod
-    def defaults(cls) -> dict:
-        "Default hyperparameters."
-        return dict(lr=1e-3, weight_decay=0.)
-
-    @classmethod
-    def hparam_space(cls) -> dict:
-        "Valid values of each hyperparameter beside its default: (lo, hi) for a number, a set for a choice (as DomainBed's registry gives a range)."
-        return dict(lr=(1e-8, 10.), weight_decay=(0., 1.))
-
-    def make_optimizer(self, params=None, **kw):
-        "Adam over `params` (default: all parameters) with the configured lr and weight decay (`kw` go to Adam)."
-        return torch.optim.Adam(self.parameters() if params is None else params, lr=self.hparams['lr'],
-                                weight_decay=self.hparams['weight_decay'], **kw)
-
-    def pretrain(self, train: ISMTS, **kwargs) -> list:
-        "Label-free pretraining on the source windows; returns per-epoch losses (none by default)."
-        return []
-
-    def update(self, batch: ISMTS) -> dict:
-        "One training step on `batch`; returns the losses (0-d tensors, kept on the device until the epoch ends)."
-        raise NotImplementedError
-
-    def predict(self, v, m, t) -> torch.Tensor:
-        "Class logits [B, C]."
-        raise NotImplementedError
-
-    def for_inference(self):
-        "The model as it is saved after training (subclasses drop training-only parts)."
-        return self
-
     def forward(self, v, m, t): return self.predict(v, m, t)
+
+# %% ../nbs/04_algorithms.ipynb #a7775dd9
+@patch(cls_method=True)
+def defaults(cls: Algorithm) -> dict:
+    "Default hyperparameters."
+    return dict(lr=1e-3, weight_decay=0.)
+
+@patch(cls_method=True)
+def hparam_space(cls: Algorithm) -> dict:
+    "Valid values of each hyperparameter beside its default: (lo, hi) for a number, a set for a choice (as DomainBed's registry gives a range)."
+    return dict(lr=(1e-8, 10.), weight_decay=(0., 1.))
+
+# %% ../nbs/04_algorithms.ipynb #975d46af
+@patch
+def make_optimizer(self: Algorithm, params=None, **kw):
+    "Adam over `params` (default: all parameters) with the configured lr and weight decay (`kw` go to Adam)."
+    return torch.optim.Adam(self.parameters() if params is None else params, lr=self.hparams['lr'],
+                            weight_decay=self.hparams['weight_decay'], **kw)
+
+# %% ../nbs/04_algorithms.ipynb #4e2e8ae1
+@patch
+def update(self: Algorithm, batch: ISMTS) -> dict:
+    "One training step on `batch`; returns the losses (0-d tensors, kept on the device until the epoch ends)."
+    raise NotImplementedError
+
+@patch
+def predict(self: Algorithm, v, m, t) -> torch.Tensor:
+    "Class logits [B, C]."
+    raise NotImplementedError
+
+# %% ../nbs/04_algorithms.ipynb #1f7b8fbc
+@patch
+def pretrain(self: Algorithm, train: ISMTS, **kwargs) -> list:
+    "Label-free pretraining on the source windows; returns per-epoch losses (none by default)."
+    return []
+
+# %% ../nbs/04_algorithms.ipynb #5123d853
+@patch
+def for_inference(self: Algorithm):
+    "The model as it is saved after training (subclasses drop training-only parts)."
+    return self
 
 # %% ../nbs/04_algorithms.ipynb #6248174e
 ALGORITHMS: dict = {}
 
+# %% ../nbs/04_algorithms.ipynb #d332def8
 def register_algorithm(name: str):
     "Class decorator adding an `Algorithm` to `ALGORITHMS` under `name` (lower case)."
     def _reg(cls):
@@ -93,21 +105,26 @@ def register_algorithm(name: str):
         return cls
     return _reg
 
+# %% ../nbs/04_algorithms.ipynb #87f17ac0
 def algorithm_class(name: str):
     "The `Algorithm` class registered as `name`; a clear error lists the valid names."
     key = name.lower()
+    if key not in ALGORITHMS: load_plugins()  # an installed package may register it (entry points, once per process)
     if key not in ALGORITHMS:
         raise ValueError(f"unknown method {name!r}; valid methods: {', '.join(sorted(ALGORITHMS))}")
     return ALGORITHMS[key]
 
+# %% ../nbs/04_algorithms.ipynb #adbcb52c
 GROUP_ORDER = ('reference', 'dg', 'ts_dg', 'proposed')
 
+# %% ../nbs/04_algorithms.ipynb #34f19fe5
 def method_names(single_source: bool = False  # only methods that run with one source domain
                 ) -> list:
     "Registered method names in the paper's table order: ERM, the generic DG baselines, the time-series ones, PRISM."
     names = [n for n, c in ALGORITHMS.items() if not (single_source and c.needs_domains)]
     return sorted(names, key=lambda n: (GROUP_ORDER.index(ALGORITHMS[n].group), n))
 
+# %% ../nbs/04_algorithms.ipynb #587fde9a
 def check_hparams(name: str,  # a registered method
                   hparams: dict,  # user overrides
                   reserved=('seed', 'variant', 'lr')  # set by the run itself, not through hparams
@@ -134,6 +151,7 @@ def check_hparams(name: str,  # a registered method
             raise ValueError(f"hyperparameter {k!r} of {cls.display} must be one of {sorted(allowed, key=str)}, got {v!r}")
     return dict(hparams)
 
+# %% ../nbs/04_algorithms.ipynb #45d59756
 def make_algorithm(name: str, **kwargs) -> Algorithm:
     "Build the algorithm registered as `name` (kwargs go to its constructor)."
     return algorithm_class(name)(**kwargs)
@@ -158,6 +176,7 @@ class ERM(Algorithm):
     def predict(self, v, m, t): return self.classifier(self.features(v, m, t))
 
     def update(self, batch):
+        "One cross-entropy step on the pooled batch; returns {'loss': 0-d tensor}."
         loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t), batch.y)
         self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
         return {'loss': loss.detach()}
@@ -183,6 +202,7 @@ def domain_groups(d: torch.Tensor  # domain ids [B]
     ids, inverse, counts = torch.unique(d, return_inverse=True, return_counts=True)
     return inverse, counts, ids
 
+# %% ../nbs/04_algorithms.ipynb #bcccae75
 def group_mean(x: torch.Tensor,  # [B, ...] one value (or tensor) per window
                inverse: torch.Tensor,  # [B] group index of each window, in [0, n_groups)
                n_groups: int) -> torch.Tensor:
@@ -191,6 +211,7 @@ def group_mean(x: torch.Tensor,  # [B, ...] one value (or tensor) per window
     counts = torch.bincount(inverse, minlength=n_groups).to(x.dtype)
     return sums / counts.clamp_min(1).view(-1, *[1] * (x.ndim - 1))
 
+# %% ../nbs/04_algorithms.ipynb #0cd4f27f
 def domain_risks(logits: torch.Tensor,  # [B, C]
                  y: torch.Tensor,  # labels [B]
                  inverse: torch.Tensor,  # [B] group index of each window (from `domain_groups`)
@@ -198,6 +219,7 @@ def domain_risks(logits: torch.Tensor,  # [B, C]
     "Mean cross-entropy over the windows of each group, [n_groups]."
     return group_mean(F.cross_entropy(logits, y, reduction='none'), inverse, n_groups)
 
+# %% ../nbs/04_algorithms.ipynb #d4d7af58
 def rank_in_group(inverse: torch.Tensor  # [B] group index of each window
                  ) -> torch.Tensor:
     "Position of each window among the windows of its group, in batch order, [B]."
@@ -253,6 +275,7 @@ class DomainBatches:
         "One epoch of index batches for the engine, from `domain_batches`."
         return domain_batches(n, batch_size, g, domains, self.hparams['domains_per_batch'])
 
+# %% ../nbs/04_algorithms.ipynb #b0982c17
 def check_domains(d: torch.Tensor,  # domain ids [B]
                   n_domains: int):
     "Raise a ValueError when a domain id lies outside [0, n_domains)."
@@ -276,6 +299,7 @@ def _pairwise_sq_sum(a: torch.Tensor  # [G, ...]
     flat = a.flatten(1)
     return len(a) * flat.pow(2).sum() - flat.sum(0).pow(2).sum()
 
+# %% ../nbs/04_algorithms.ipynb #5a6d29a0
 @full_precision
 def coral_penalty(z: torch.Tensor,  # features [B, F]
                   d: torch.Tensor  # domain ids [B]
@@ -294,6 +318,7 @@ def coral_penalty(z: torch.Tensor,  # features [B, F]
 # %% ../nbs/04_algorithms.ipynb #f6a92cc7
 MMD_GAMMAS = (1e-3, 1e-2, 1e-1, 1., 10., 100., 1e3)
 
+# %% ../nbs/04_algorithms.ipynb #2a8c6127
 @full_precision
 def mmd_penalty(z: torch.Tensor,  # features [B, F]
                 d: torch.Tensor,  # domain ids [B]
@@ -319,6 +344,7 @@ def irm_scale_grad(logits: torch.Tensor,  # [B, C]
     "Per window, d CE(s * logits, y) / ds at s = 1, [B]."
     return (logits.softmax(-1) * logits).sum(-1) - logits.gather(1, y[:, None]).squeeze(1)
 
+# %% ../nbs/04_algorithms.ipynb #1eb3803b
 def irm_penalty(logits: torch.Tensor,  # [B, C]
                 y: torch.Tensor,  # labels [B]
                 d: torch.Tensor  # domain ids [B]
@@ -336,6 +362,7 @@ def vrex_penalty(domain_risks: torch.Tensor  # [G] risk of each domain
     "V-REx: variance of the domain risks."
     return (domain_risks - domain_risks.mean()).pow(2).mean()
 
+# %% ../nbs/04_algorithms.ipynb #1adfeded
 def ib_penalty(z: torch.Tensor,  # features [B, F]
                d: torch.Tensor  # domain ids [B]
               ) -> torch.Tensor:
@@ -361,25 +388,31 @@ class PenalizedRisk(DomainBatches, ERM):
         "The method's penalty (a scalar tensor)."
         raise NotImplementedError
 
-    def penalty_weight(self) -> float:
-        "The penalty's weight at the current step."
-        hp = self.hparams
-        if self.anneal_key is None or int(self.update_count) >= hp[self.anneal_key]: return hp[self.lambda_key]
-        return self.weight_before_anneal
+# %% ../nbs/04_algorithms.ipynb #53e79b87
+@patch
+def penalty_weight(self: PenalizedRisk) -> float:
+    "The penalty's weight at the current step."
+    hp = self.hparams
+    if self.anneal_key is None or int(self.update_count) >= hp[self.anneal_key]: return hp[self.lambda_key]
+    return self.weight_before_anneal
 
-    def update(self, batch):
-        z = self.features(batch.v, batch.m, batch.t)
-        logits = self.classifier(z)
-        inverse, counts, _ = domain_groups(batch.d)
-        nll = domain_risks(logits, batch.y, inverse, len(counts)).mean()
-        penalty = self.penalty(z, logits, batch)
-        loss = nll + self.penalty_weight() * penalty
-        if self.anneal_key is not None and int(self.update_count) == self.hparams[self.anneal_key]:
-            self.optimizer = self.make_optimizer()
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        self.update_count += 1
-        return {'loss': loss.detach(), 'nll': nll.detach(), 'penalty': penalty.detach()}
+# %% ../nbs/04_algorithms.ipynb #5416e9b1
+@patch
+def update(self: PenalizedRisk, batch):
+    "One step on `nll + weight * penalty`; returns the loss, `nll` and the penalty (0-d tensors)."
+    z = self.features(batch.v, batch.m, batch.t)
+    logits = self.classifier(z)
+    inverse, counts, _ = domain_groups(batch.d)
+    nll = domain_risks(logits, batch.y, inverse, len(counts)).mean()
+    penalty = self.penalty(z, logits, batch)
+    loss = nll + self.penalty_weight() * penalty
+    if self.anneal_key is not None and int(self.update_count) == self.hparams[self.anneal_key]:
+        self.optimizer = self.make_optimizer()
+    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    self.update_count += 1
+    return {'loss': loss.detach(), 'nll': nll.detach(), 'penalty': penalty.detach()}
 
+# %% ../nbs/04_algorithms.ipynb #fec53727
 @register_algorithm('IRM')
 class IRM(PenalizedRisk):
     "Invariant risk minimization (IRMv1): per-domain risks plus the dummy-scale gradient penalty."
@@ -390,6 +423,7 @@ class IRM(PenalizedRisk):
     def hparam_space(cls): return {**super().hparam_space(), 'irm_lambda': (0., 1e6), 'irm_penalty_anneal_iters': (0, 10**7)}
     def penalty(self, z, logits, batch): return irm_penalty(logits, batch.y, batch.d)
 
+# %% ../nbs/04_algorithms.ipynb #704e42ec
 @register_algorithm('VREx')
 class VREx(PenalizedRisk):
     "Variance risk extrapolation: per-domain risks plus their variance."
@@ -402,6 +436,7 @@ class VREx(PenalizedRisk):
         inverse, counts, _ = domain_groups(batch.d)
         return vrex_penalty(domain_risks(logits, batch.y, inverse, len(counts)))
 
+# %% ../nbs/04_algorithms.ipynb #b9fa053c
 @register_algorithm('IB_ERM')
 class IB_ERM(PenalizedRisk):
     "ERM with an information-bottleneck penalty on the per-domain feature variance."
@@ -412,25 +447,28 @@ class IB_ERM(PenalizedRisk):
     def hparam_space(cls): return {**super().hparam_space(), 'ib_lambda': (0., 1e6), 'ib_penalty_anneal_iters': (0, 10**7)}
     def penalty(self, z, logits, batch): return ib_penalty(z, batch.d)
 
-@register_algorithm('CORAL')
-class CORAL(PenalizedRisk):
-    "Deep CORAL: per-domain risks plus matching of feature means and covariances across domains."
+# %% ../nbs/04_algorithms.ipynb #0523673e
+class FeatureMatching(PenalizedRisk):
+    "Per-domain risks plus `kernel(z, d)`, a distance between the domains' feature distributions, weighted by `mmd_gamma`."
     lambda_key = 'mmd_gamma'
+    kernel = None  # (features [B, F], domain ids [B]) -> scalar tensor
     @classmethod
     def defaults(cls): return {**super().defaults(), 'mmd_gamma': 1.}
     @classmethod
     def hparam_space(cls): return {**super().hparam_space(), 'mmd_gamma': (1e-8, 1e6)}
-    def penalty(self, z, logits, batch): return coral_penalty(z, batch.d)
+    def penalty(self, z, logits, batch): return self.kernel(z, batch.d)
 
+# %% ../nbs/04_algorithms.ipynb #2d3b1df8
+@register_algorithm('CORAL')
+class CORAL(FeatureMatching):
+    "Deep CORAL: per-domain risks plus matching of feature means and covariances across domains."
+    kernel = staticmethod(coral_penalty)
+
+# %% ../nbs/04_algorithms.ipynb #f449fad9
 @register_algorithm('MMD')
-class MMD(PenalizedRisk):
+class MMD(FeatureMatching):
     "MMD-AAE style feature matching: per-domain risks plus the Gaussian-kernel MMD across domains."
-    lambda_key = 'mmd_gamma'
-    @classmethod
-    def defaults(cls): return {**super().defaults(), 'mmd_gamma': 1.}
-    @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'mmd_gamma': (1e-8, 1e6)}
-    def penalty(self, z, logits, batch): return mmd_penalty(z, batch.d)
+    kernel = staticmethod(mmd_penalty)
 
 # %% ../nbs/04_algorithms.ipynb #4fb3bf09
 @register_algorithm('GroupDRO')
@@ -446,6 +484,7 @@ class GroupDRO(DomainBatches, ERM):
     def hparam_space(cls): return {**super().hparam_space(), 'groupdro_eta': (0., 10.)}
 
     def update(self, batch):
+        "One step on the q-weighted domain risks; returns the loss and the worst domain risk (0-d tensors)."
         check_domains(batch.d, self.n_domains)
         inverse, counts, ids = domain_groups(batch.d)
         risks = domain_risks(self.predict(batch.v, batch.m, batch.t), batch.y, inverse, len(counts))
@@ -471,6 +510,7 @@ def partner_in_domain(inverse: torch.Tensor,  # [B] group index of each window
     rank = torch.where(goal == inverse, rank + 1, rank)  # inside its own group a window pairs with the next one
     return order[starts[goal] + rank % counts[goal]]
 
+# %% ../nbs/04_algorithms.ipynb #cb0219d1
 @register_algorithm('Mixup')
 class Mixup(DomainBatches, ERM):
     "Inter-domain mixup of values on the dominant window's sampling pattern, with mixed labels."
@@ -499,6 +539,7 @@ class Mixup(DomainBatches, ERM):
         return v, m, t, batch.y, batch.y[partner], lam
 
     def update(self, batch):
+        "One step on the mixed windows with `lam`-weighted cross-entropies; returns {'loss': 0-d tensor}."
         v, m, t, y_a, y_b, lam = self.mix(batch)
         logits = self.predict(v, m, t)
         loss = (lam * F.cross_entropy(logits, y_a, reduction='none') + (1 - lam) * F.cross_entropy(logits, y_b, reduction='none')).mean()
@@ -513,6 +554,7 @@ def adam_first_step(grad: torch.Tensor,  # a parameter's gradient
     "The update a freshly created Adam applies on its first step: lr * g / (|g| + eps)."
     return lr * grad / (grad.abs() + eps)
 
+# %% ../nbs/04_algorithms.ipynb #8ff8851b
 @register_algorithm('MLDG')
 class MLDG(DomainBatches, ERM):
     "First-order MLDG: meta-train gradients plus gradients on held-out domains after an inner step."
@@ -533,31 +575,34 @@ class MLDG(DomainBatches, ERM):
         meta_train, meta_test = perm[:n_groups - n_test], perm[n_groups - n_test:]
         return [(i, meta_test[k % n_test]) for k, i in enumerate(meta_train)]
 
-    def update(self, batch):
-        inverse, counts, ids = domain_groups(batch.d)
-        if len(counts) < 2: return ERM.update(self, batch)
-        hp, names = self.hparams, [n for n, p in self.named_parameters() if p.requires_grad]
-        params = [p for p in self.parameters() if p.requires_grad]
-        total = [torch.zeros_like(p) for p in params]
-        pairs, objective = self.split_domains(len(counts)), 0.
-        for i, j in pairs:
-            xi, xj = batch[inverse == i], batch[inverse == j]
-            n = min(len(xi), len(xj)); xi, xj = xi[:n], xj[:n]
-            loss_i = F.cross_entropy(self.predict(xi.v, xi.m, xi.t), xi.y)
-            g_i = torch.autograd.grad(loss_i, params, allow_unused=True)
-            g_i = [torch.zeros_like(p) if g is None else g for p, g in zip(params, g_i)]
-            inner = [(p.detach() - adam_first_step(g + hp['weight_decay'] * p.detach(), hp['lr'])).requires_grad_() for p, g in zip(params, g_i)]
-            buffers = {k: b.clone() for k, b in self.named_buffers()}  # the held-out pass must not move BN statistics
-            loss_j = F.cross_entropy(functional_call(self, {**dict(zip(names, inner)), **buffers}, (xj.v, xj.m, xj.t)), xj.y)
-            g_j = torch.autograd.grad(loss_j, inner, allow_unused=True)
-            for acc, a, b in zip(total, g_i, g_j):
-                acc += (a if b is None else a + hp['mldg_beta'] * b) / len(counts)
-            objective += loss_i.detach().double() + hp['mldg_beta'] * loss_j.detach().double()
-        self.optimizer.zero_grad(set_to_none=True)
-        for p, g in zip(params, total): p.grad = g
-        self.optimizer.step()
-        self.last_split = (ids[[i for i, _ in pairs]].tolist(), ids[sorted({j for _, j in pairs})].tolist())
-        return {'loss': objective / len(counts)}
+# %% ../nbs/04_algorithms.ipynb #6a046ff5
+@patch
+def update(self: MLDG, batch):
+    "One first-order MLDG step (an ERM step for a single-domain batch); returns {'loss': 0-d tensor}, the meta objective."
+    inverse, counts, ids = domain_groups(batch.d)
+    if len(counts) < 2: return ERM.update(self, batch)
+    hp, names = self.hparams, [n for n, p in self.named_parameters() if p.requires_grad]
+    params = [p for p in self.parameters() if p.requires_grad]
+    total = [torch.zeros_like(p) for p in params]
+    pairs, objective = self.split_domains(len(counts)), 0.
+    for i, j in pairs:
+        xi, xj = batch[inverse == i], batch[inverse == j]
+        n = min(len(xi), len(xj)); xi, xj = xi[:n], xj[:n]
+        loss_i = F.cross_entropy(self.predict(xi.v, xi.m, xi.t), xi.y)
+        g_i = torch.autograd.grad(loss_i, params, allow_unused=True)
+        g_i = [torch.zeros_like(p) if g is None else g for p, g in zip(params, g_i)]
+        inner = [(p.detach() - adam_first_step(g + hp['weight_decay'] * p.detach(), hp['lr'])).requires_grad_() for p, g in zip(params, g_i)]
+        buffers = {k: b.clone() for k, b in self.named_buffers()}  # the held-out pass must not move BN statistics
+        loss_j = F.cross_entropy(functional_call(self, {**dict(zip(names, inner)), **buffers}, (xj.v, xj.m, xj.t)), xj.y)
+        g_j = torch.autograd.grad(loss_j, inner, allow_unused=True)
+        for acc, a, b in zip(total, g_i, g_j):
+            acc += (a if b is None else a + hp['mldg_beta'] * b) / len(counts)
+        objective += loss_i.detach().double() + hp['mldg_beta'] * loss_j.detach().double()
+    self.optimizer.zero_grad(set_to_none=True)
+    for p, g in zip(params, total): p.grad = g
+    self.optimizer.step()
+    self.last_split = (ids[[i for i, _ in pairs]].tolist(), ids[sorted({j for _, j in pairs})].tolist())
+    return {'loss': objective / len(counts)}
 
 # %% ../nbs/04_algorithms.ipynb #a3ae59ce
 def mlp(n_in: int,  # input size
@@ -572,6 +617,7 @@ def mlp(n_in: int,  # input size
         size = width
     return nn.Sequential(*layers, nn.Linear(size, n_out))
 
+# %% ../nbs/04_algorithms.ipynb #de2c0276
 @register_algorithm('DANN')
 class DANN(ERM):
     "Domain-adversarial neural network with alternating discriminator and generator steps."
@@ -592,28 +638,31 @@ class DANN(ERM):
     def hparam_space(cls): return {**super().hparam_space(), 'lambda': (0., 1e3), 'd_steps_per_g_step': (1, 100), 'grad_penalty': (0., 1e3), 'beta1': (0., .999),
                 'lr_d': (1e-8, 10.), 'weight_decay_d': (0., 1.), 'mlp_width': (1, 8192), 'mlp_depth': (1, 32), 'mlp_dropout': (0., .99)}
 
-    def update(self, batch):
-        check_domains(batch.d, self.n_domains)
-        hp = self.hparams
-        self.update_count += 1
-        disc_step = int(self.update_count) % (1 + hp['d_steps_per_g_step']) < hp['d_steps_per_g_step']
-        with torch.set_grad_enabled(not disc_step):
-            z = self.features(batch.v, batch.m, batch.t)
-        if disc_step:
-            z = z.detach().requires_grad_(hp['grad_penalty'] > 0)
-        disc_loss = F.cross_entropy(self.discriminator(z), batch.d)
-        nll = F.cross_entropy(self.classifier(z), batch.y)
-        gen_loss = nll - hp['lambda'] * disc_loss
-        if disc_step:
-            loss = disc_loss
-            if hp['grad_penalty'] > 0:
-                grad = torch.autograd.grad(disc_loss * len(z), z, create_graph=True)[0]
-                loss = loss + hp['grad_penalty'] * grad.pow(2).sum(1).mean()
-            self.disc_opt.zero_grad(set_to_none=True); loss.backward(); self.disc_opt.step()
-        else:
-            self.disc_opt.zero_grad(set_to_none=True); self.optimizer.zero_grad(set_to_none=True)
-            gen_loss.backward(); self.optimizer.step()
-        return {'loss': gen_loss.detach(), 'nll': nll.detach(), 'disc_loss': disc_loss.detach()}
+# %% ../nbs/04_algorithms.ipynb #a3f58762
+@patch
+def update(self: DANN, batch):
+    "One discriminator or generator step; returns the generator objective `loss`, `nll` and `disc_loss` (0-d tensors)."
+    check_domains(batch.d, self.n_domains)
+    hp = self.hparams
+    self.update_count += 1
+    disc_step = int(self.update_count) % (1 + hp['d_steps_per_g_step']) < hp['d_steps_per_g_step']
+    with torch.set_grad_enabled(not disc_step):
+        z = self.features(batch.v, batch.m, batch.t)
+    if disc_step:
+        z = z.detach().requires_grad_(hp['grad_penalty'] > 0)
+    disc_loss = F.cross_entropy(self.discriminator(z), batch.d)
+    nll = F.cross_entropy(self.classifier(z), batch.y)
+    gen_loss = nll - hp['lambda'] * disc_loss
+    if disc_step:
+        loss = disc_loss
+        if hp['grad_penalty'] > 0:
+            grad = torch.autograd.grad(disc_loss * len(z), z, create_graph=True)[0]
+            loss = loss + hp['grad_penalty'] * grad.pow(2).sum(1).mean()
+        self.disc_opt.zero_grad(set_to_none=True); loss.backward(); self.disc_opt.step()
+    else:
+        self.disc_opt.zero_grad(set_to_none=True); self.optimizer.zero_grad(set_to_none=True)
+        gen_loss.backward(); self.optimizer.step()
+    return {'loss': gen_loss.detach(), 'nll': nll.detach(), 'disc_loss': disc_loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #dca2b214
 class ContextNet(nn.Module):
@@ -632,6 +681,7 @@ class ContextNet(nn.Module):
     def forward(self, v, m, t):
         return self.net(torch.cat([v * m, m], -1).transpose(1, 2)).transpose(1, 2)
 
+# %% ../nbs/04_algorithms.ipynb #f471452e
 @register_algorithm('ARM')
 class ARM(DomainBatches, ERM):
     "Adaptive risk minimization: a group-averaged context from a 1-D context net as extra input features."
@@ -648,28 +698,37 @@ class ARM(DomainBatches, ERM):
     def build_featurizer(self):
         return make_backbone(self.backbone, self.n_features + self.hparams['context_channels'], self.seq_len)
 
-    def default_groups(self, B: int, device) -> torch.Tensor:
-        "Consecutive blocks of `support_size` windows when they divide B, else one group."
-        size = self.hparams['support_size']
-        if B % size: return torch.zeros(B, dtype=torch.long, device=device)
-        return torch.arange(B, device=device) // size
+# %% ../nbs/04_algorithms.ipynb #47975541
+@patch
+def default_groups(self: ARM, B: int, device) -> torch.Tensor:
+    "Consecutive blocks of `support_size` windows when they divide B, else one group."
+    size = self.hparams['support_size']
+    if B % size: return torch.zeros(B, dtype=torch.long, device=device)
+    return torch.arange(B, device=device) // size
 
-    def with_context(self, v, m, t, groups=None):
-        "The batch with the group-averaged context appended as extra features: (v', m') [B, L, D + channels]."
-        groups = self.default_groups(len(v), v.device) if groups is None else groups
-        _, inverse = torch.unique(groups, return_inverse=True)
-        context = group_mean(self.context_net(v, m, t), inverse, int(inverse.max()) + 1)[inverse]
-        steps = m.amax(-1, keepdim=True).expand_as(context)  # time steps the window observed
-        return torch.cat([v, context * steps], -1), torch.cat([m, steps], -1)
+# %% ../nbs/04_algorithms.ipynb #e697c8af
+@patch
+def with_context(self: ARM, v, m, t, groups=None):
+    "The batch with the group-averaged context appended as extra features: (v', m') [B, L, D + channels]."
+    groups = self.default_groups(len(v), v.device) if groups is None else groups
+    _, inverse = torch.unique(groups, return_inverse=True)
+    context = group_mean(self.context_net(v, m, t), inverse, int(inverse.max()) + 1)[inverse]
+    steps = m.amax(-1, keepdim=True).expand_as(context)  # time steps the window observed
+    return torch.cat([v, context * steps], -1), torch.cat([m, steps], -1)
 
-    def predict(self, v, m, t, groups=None):
-        v2, m2 = self.with_context(v, m, t, groups)
-        return self.classifier(self.featurizer(v2, m2, t))
+# %% ../nbs/04_algorithms.ipynb #4f3abc0e
+@patch
+def predict(self: ARM, v, m, t, groups=None):
+    v2, m2 = self.with_context(v, m, t, groups)
+    return self.classifier(self.featurizer(v2, m2, t))
 
-    def update(self, batch):
-        loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t, groups=batch.d), batch.y)
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.detach()}
+# %% ../nbs/04_algorithms.ipynb #f8b23eb3
+@patch
+def update(self: ARM, batch):
+    "One cross-entropy step with each domain of the batch as a context group; returns {'loss': 0-d tensor}."
+    loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t, groups=batch.d), batch.y)
+    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #b85d9a61
 class _ReverseGradient(torch.autograd.Function):
@@ -682,18 +741,21 @@ class _ReverseGradient(torch.autograd.Function):
     def backward(ctx, grad):
         return -ctx.alpha * grad, None
 
+# %% ../nbs/04_algorithms.ipynb #66fc9dcf
 def reverse_gradient(x: torch.Tensor,  # any tensor
                      alpha: float = 1.  # strength of the reversed gradient
                     ) -> torch.Tensor:
     "Identity forward; multiplies the gradient by `-alpha` backward (the gradient-reversal layer)."
     return _ReverseGradient.apply(x, alpha)
 
+# %% ../nbs/04_algorithms.ipynb #80dd6b40
 def bn_bottleneck(n_in: int,  # input size
                   n_out: int  # bottleneck size
                  ) -> nn.Sequential:
     "Linear layer followed by BatchNorm (Diversify's 'bn' bottleneck)."
     return nn.Sequential(nn.Linear(n_in, n_out), nn.BatchNorm1d(n_out))
 
+# %% ../nbs/04_algorithms.ipynb #b510ab6a
 def bn_discriminator(n_in: int,  # input size
                      hidden: int,  # hidden width
                      n_out: int  # classes to discriminate
@@ -702,11 +764,13 @@ def bn_discriminator(n_in: int,  # input size
     return nn.Sequential(nn.Linear(n_in, hidden), nn.BatchNorm1d(hidden), nn.ReLU(),
                          nn.Linear(hidden, hidden), nn.BatchNorm1d(hidden), nn.ReLU(), nn.Linear(hidden, n_out))
 
+# %% ../nbs/04_algorithms.ipynb #b128bb80
 def entropy_of_logits(logits: torch.Tensor  # [B, K]
                      ) -> torch.Tensor:
     "Mean entropy of softmax(logits)."
     return -(logits.softmax(-1) * logits.log_softmax(-1)).sum(-1).mean()
 
+# %% ../nbs/04_algorithms.ipynb #f0453baa
 def cluster_pseudo_domains(features: torch.Tensor,  # [B, H] domain features
                            soft: torch.Tensor,  # [B, K] soft assignments (probabilities) to K latent domains
                            refine_steps: int = 1  # k-means reassignments after the soft start (the official code uses 1)
@@ -721,6 +785,7 @@ def cluster_pseudo_domains(features: torch.Tensor,  # [B, H] domain features
         weights = F.one_hot(labels, K).to(f.dtype)
     return labels
 
+# %% ../nbs/04_algorithms.ipynb #b2c7d2be
 @register_algorithm('Diversify')
 class Diversify(ERM):
     "Diversify: latent pseudo-domains by adversarial clustering, then invariance across them."
@@ -751,40 +816,45 @@ class Diversify(ERM):
 
     def features(self, v, m, t): return self.bottleneck(self.featurizer(v, m, t))
 
-    @torch.no_grad()
-    def pseudo_domains(self, h: torch.Tensor  # encoder features [B, out_dim]
-                      ) -> torch.Tensor:
-        "Latent-domain label of each window [B], from the domain heads (in eval mode) and clustering."
-        was_training = self.training
-        self.dbottleneck.eval(); self.dclassifier.eval()
-        feats = self.dbottleneck(h)
-        labels = cluster_pseudo_domains(feats, self.dclassifier(feats).softmax(-1))
-        self.dbottleneck.train(was_training); self.dclassifier.train(was_training)
-        return labels
+# %% ../nbs/04_algorithms.ipynb #8ee658ea
+@patch
+@torch.no_grad()
+def pseudo_domains(self: Diversify, h: torch.Tensor  # encoder features [B, out_dim]
+                  ) -> torch.Tensor:
+    "Latent-domain label of each window [B], from the domain heads (in eval mode) and clustering."
+    was_training = self.training
+    self.dbottleneck.eval(); self.dclassifier.eval()
+    feats = self.dbottleneck(h)
+    labels = cluster_pseudo_domains(feats, self.dclassifier(feats).softmax(-1))
+    self.dbottleneck.train(was_training); self.dclassifier.train(was_training)
+    return labels
 
-    def update(self, batch):
-        hp, C = self.hparams, self.n_classes
-        # 1. fine-grained feature update on joint (latent domain, class) labels
-        h = self.featurizer(batch.v, batch.m, batch.t)
-        s = self.pseudo_domains(h.detach())
-        fine = F.cross_entropy(self.aclassifier(self.abottleneck(h)), s * C + batch.y)
-        self.opt_feature.zero_grad(set_to_none=True); fine.backward(); self.opt_feature.step()
-        # 2. latent distribution characterization on the updated, frozen features
-        with torch.no_grad(): h = self.featurizer(batch.v, batch.m, batch.t)
-        zd = self.dbottleneck(h)
-        class_adv = F.cross_entropy(self.ddiscriminator(reverse_gradient(zd, hp['alpha1'])), batch.y)
-        domain_logits = self.dclassifier(zd)
-        latent = F.cross_entropy(domain_logits, s) + hp['lam'] * entropy_of_logits(domain_logits) + class_adv
-        self.opt_latent.zero_grad(set_to_none=True); latent.backward(); self.opt_latent.step()
-        s = self.pseudo_domains(h)
-        # 3. domain-invariant representation learning across the latent domains
-        z = self.bottleneck(h)
-        nll = F.cross_entropy(self.classifier(z), batch.y)
-        domain_adv = F.cross_entropy(self.discriminator(reverse_gradient(z, hp['alpha'])), s)
-        loss = nll + domain_adv
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.detach(), 'nll': nll.detach(), 'disc_loss': domain_adv.detach(), 'fine_loss': fine.detach(),
-                'latent_loss': latent.detach(), 'n_latent_domains': torch.zeros(hp['latent_domain_num'], device=s.device).index_fill_(0, s, 1).sum()}
+# %% ../nbs/04_algorithms.ipynb #ebfb42ac
+@patch
+def update(self: Diversify, batch):
+    "Steps 1-3 on `batch`; returns the step-3 `loss` = `nll` + `disc_loss`, `fine_loss`, `latent_loss` and `n_latent_domains` (0-d tensors)."
+    hp, C = self.hparams, self.n_classes
+    # 1. fine-grained feature update on joint (latent domain, class) labels
+    h = self.featurizer(batch.v, batch.m, batch.t)
+    s = self.pseudo_domains(h.detach())
+    fine = F.cross_entropy(self.aclassifier(self.abottleneck(h)), s * C + batch.y)
+    self.opt_feature.zero_grad(set_to_none=True); fine.backward(); self.opt_feature.step()
+    # 2. latent distribution characterization on the updated, frozen features
+    with torch.no_grad(): h = self.featurizer(batch.v, batch.m, batch.t)
+    zd = self.dbottleneck(h)
+    class_adv = F.cross_entropy(self.ddiscriminator(reverse_gradient(zd, hp['alpha1'])), batch.y)
+    domain_logits = self.dclassifier(zd)
+    latent = F.cross_entropy(domain_logits, s) + hp['lam'] * entropy_of_logits(domain_logits) + class_adv
+    self.opt_latent.zero_grad(set_to_none=True); latent.backward(); self.opt_latent.step()
+    s = self.pseudo_domains(h)
+    # 3. domain-invariant representation learning across the latent domains
+    z = self.bottleneck(h)
+    nll = F.cross_entropy(self.classifier(z), batch.y)
+    domain_adv = F.cross_entropy(self.discriminator(reverse_gradient(z, hp['alpha'])), s)
+    loss = nll + domain_adv
+    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    return {'loss': loss.detach(), 'nll': nll.detach(), 'disc_loss': domain_adv.detach(), 'fine_loss': fine.detach(),
+            'latent_loss': latent.detach(), 'n_latent_domains': torch.zeros(hp['latent_domain_num'], device=s.device).index_fill_(0, s, 1).sum()}
 
 # %% ../nbs/04_algorithms.ipynb #107e2ba8
 def remove_component(v: torch.Tensor,  # [B, H] representations
@@ -794,12 +864,14 @@ def remove_component(v: torch.Tensor,  # [B, H] representations
     z_hat = F.normalize(z, dim=1)
     return v - (v * z_hat).sum(1, keepdim=True) * z_hat
 
+# %% ../nbs/04_algorithms.ipynb #e0319a96
 def neg_cosine(a: torch.Tensor,  # [B, H]
                b: torch.Tensor  # [B, H]
               ) -> torch.Tensor:
     "Per row, minus the cosine similarity of a and b, [B]."
     return -F.cosine_similarity(a, b, dim=1)
 
+# %% ../nbs/04_algorithms.ipynb #a80e4bc0
 @register_algorithm('ManyDG')
 class ManyDG(DomainBatches, ERM):
     "ManyDG: remove a learned domain factor by orthogonal projection, trained on same-domain pairs."
@@ -818,32 +890,40 @@ class ManyDG(DomainBatches, ERM):
     @classmethod
     def hparam_space(cls): return {**super().hparam_space(), 'domains_per_batch': (2, 4096), 'temperature': (1e-4, 100.)}
 
-    def split(self, v):
-        "Domain factor z and label representation e of encoder features v."
-        z = self.q_net(v)
-        return z, remove_component(v, z)
+# %% ../nbs/04_algorithms.ipynb #f8ef83e4
+@patch
+def split(self: ManyDG, v):
+    "Domain factor z and label representation e of encoder features v."
+    z = self.q_net(v)
+    return z, remove_component(v, z)
 
-    def head(self, e):
-        "Cosine similarity of e to the class prototypes, over the temperature: logits [B, C]."
-        return F.normalize(e, dim=1) @ F.normalize(self.prototypes, dim=1).T / self.hparams['temperature']
+# %% ../nbs/04_algorithms.ipynb #60a95504
+@patch
+def head(self: ManyDG, e):
+    "Cosine similarity of e to the class prototypes, over the temperature: logits [B, C]."
+    return F.normalize(e, dim=1) @ F.normalize(self.prototypes, dim=1).T / self.hparams['temperature']
 
-    def predict(self, v, m, t): return self.head(self.split(self.featurizer(v, m, t))[1])
+@patch
+def predict(self: ManyDG, v, m, t): return self.head(self.split(self.featurizer(v, m, t))[1])
 
-    def update(self, batch):
-        inverse, _, _ = domain_groups(batch.d)
-        partner = partner_in_domain(inverse)
-        paired = (partner != torch.arange(len(partner), device=partner.device)).to(batch.v.dtype)
-        n_pairs = paired.sum().clamp_min(1)
-        v = self.featurizer(batch.v, batch.m, batch.t)
-        z, e = self.split(v)
-        logits, y = self.head(e), batch.y
-        cls = F.cross_entropy(logits, y) + F.cross_entropy(logits[partner], y[partner])
-        same = (neg_cosine(z, z[partner]) * paired).sum() / n_pairs
-        rec = self.p_net(torch.cat([z, self.prototypes[y[partner]]], 1))
-        rec_partner = self.p_net(torch.cat([z[partner], self.prototypes[y]], 1))
-        recon = ((neg_cosine(rec, v[partner]) + neg_cosine(rec_partner, v)) * paired).sum() / n_pairs
-        z_mean, v_mean = (z.mean(0) + z[partner].mean(0)) / 2, (v.mean(0) + v[partner].mean(0)) / 2
-        space = (z_mean - v_mean).pow(2).sum() / v_mean.detach().pow(2).sum().clamp_min(1e-12)
-        loss = cls + same + recon + space
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.detach(), 'nll': cls.detach() / 2, 'same_domain': same.detach(), 'recon': recon.detach(), 'space': space.detach()}
+# %% ../nbs/04_algorithms.ipynb #3b572c9e
+@patch
+def update(self: ManyDG, batch):
+    "One step on the four ManyDG losses; returns their sum `loss`, `nll` (per view), `same_domain`, `recon` and `space` (0-d tensors)."
+    inverse, _, _ = domain_groups(batch.d)
+    partner = partner_in_domain(inverse)
+    paired = (partner != torch.arange(len(partner), device=partner.device)).to(batch.v.dtype)
+    n_pairs = paired.sum().clamp_min(1)
+    v = self.featurizer(batch.v, batch.m, batch.t)
+    z, e = self.split(v)
+    logits, y = self.head(e), batch.y
+    cls = F.cross_entropy(logits, y) + F.cross_entropy(logits[partner], y[partner])
+    same = (neg_cosine(z, z[partner]) * paired).sum() / n_pairs
+    rec = self.p_net(torch.cat([z, self.prototypes[y[partner]]], 1))
+    rec_partner = self.p_net(torch.cat([z[partner], self.prototypes[y]], 1))
+    recon = ((neg_cosine(rec, v[partner]) + neg_cosine(rec_partner, v)) * paired).sum() / n_pairs
+    z_mean, v_mean = (z.mean(0) + z[partner].mean(0)) / 2, (v.mean(0) + v[partner].mean(0)) / 2
+    space = (z_mean - v_mean).pow(2).sum() / v_mean.detach().pow(2).sum().clamp_min(1e-12)
+    loss = cls + same + recon + space
+    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    return {'loss': loss.detach(), 'nll': cls.detach() / 2, 'same_domain': same.detach(), 'recon': recon.detach(), 'space': space.detach()}

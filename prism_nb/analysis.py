@@ -4,20 +4,22 @@
 
 # %% ../nbs/14_analysis.ipynb #729b4b27
 from __future__ import annotations
-import json, time
+import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 
-from .core import ISMTS, derive_seed, config_id, atomic_write_json, repo_root
+from .core import ISMTS, derive_seed, config_id, atomic_write_json, results_root
 from .data import HAR_CLASSES
 from .sampling import (HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment, empirical_rho,
                                mask_following_rate, group_accuracies, worst_group_accuracy, concentrated_steps,
                                concentration_region, budget_steps)
 from .engine import predict, accuracy, percent_correct, class_accuracies
 from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe, check_real,
-                                 task_of, load_model, read_record, versions, results_dir_of)
+                                 task_of, load_model, read_record, read_records, versions, results_dir_of, make_config, record_path)
+from .report import summarize, pm, reported, paper_dir
 
 # %% auto #0
 __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',
@@ -33,17 +35,20 @@ SHORTCUT_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_
                          rho=0.9)  # probability that a source window carries its own class's pattern, in [1/6, 1]
 SHORTCUT_TESTS = ('aligned', 'neutral', 'conflicting')
 
+# %% ../nbs/14_analysis.ipynb #a244c178
 def check_shortcut(cfg: dict):
     "HAR-C's checks, and rho in [1/6, 1] (below 1/6 the pattern would be *anti*-correlated with the label)."
     check_harc(cfg)
     cfg['rho'] = check_real('rho', cfg['rho'], 1 / len(HAR_CLASSES), 1)
 
+# %% ../nbs/14_analysis.ipynb #184f207a
 def _with_patterns(x: ISMTS, cfg: dict, mode: str, part: str) -> tuple:
     "Windows `x` observed through class-linked patterns assigned as `mode` says; (observed windows, pattern ids)."
     ids = shortcut_assignment(x.y, cfg['rho'], mode, seed=derive_seed(cfg['seed'], 'shortcut', part), n_classes=len(HAR_CLASSES))
     m = pattern_masks(ids, x.shape[1], x.shape[2], cfg['rate'], seed=derive_seed(cfg['seed'], 'pattern-masks', part), n_patterns=len(HAR_CLASSES))
     return x.with_mask(m), ids
 
+# %% ../nbs/14_analysis.ipynb #3ca7658e
 def load_shortcut(cfg: dict) -> TaskData:
     "Source splits with class-linked patterns at strength rho; aligned / neutral / conflicting test sets, and Random."
     train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])
@@ -54,6 +59,7 @@ def load_shortcut(cfg: dict) -> TaskData:
     info = dict(harc_info(splits, tr, va, test, cfg['rate']), rho_train=empirical_rho(train.y, p_tr))
     return TaskData(train=tr, val=va, tests=tests, info=info, extra=dict(patterns=patterns))
 
+# %% ../nbs/14_analysis.ipynb #936f49d2
 def evaluate_shortcut(algo, data: TaskData, cfg: dict) -> dict:
     "Accuracy per test set, mask-following rate (conflicting), average and worst (class, pattern)-group accuracy (neutral), in %."
     preds = {k: predict(algo, x).cpu() for k, x in data.tests.items()}
@@ -66,11 +72,13 @@ def evaluate_shortcut(algo, data: TaskData, cfg: dict) -> dict:
                 group_worst=worst_group_accuracy(preds['neutral'], data.tests['neutral'].y, pat['neutral']) * 100,
                 per_class={k: class_accuracies(preds[k], x.y, len(HAR_CLASSES)) for k, x in data.tests.items()})
 
+# %% ../nbs/14_analysis.ipynb #bdc1d538
 def shortcut_record_stem(cfg: dict) -> tuple:
     "results/harc_shortcut/<method>[-variant]_<backbone>_rho<rho>_s<seed>_<id>.json."
     v = '' if cfg['variant'] == 'full' else '-' + cfg['variant']
     return (), f"{cfg['method']}{v}_{cfg['backbone']}_rho{cfg['rho']:.3f}_s{cfg['seed']}"
 
+# %% ../nbs/14_analysis.ipynb #c7baa374
 HARC_SHORTCUT = register_task(Task(
     name='harc_shortcut', display='HAR-C with class-linked sampling patterns', defaults=SHORTCUT_DEFAULTS, check=check_shortcut,
     load=load_shortcut, evaluate=evaluate_shortcut, record_stem=shortcut_record_stem, notebook='nbs/run_harc.ipynb'))
@@ -83,6 +91,7 @@ def evaluation_path(source, kind: str, design: dict,
     source = Path(source)
     return results_dir_of(source, cfg or read_record(source)['config']) / kind / f'{source.stem}_{config_id(design)}.json'
 
+# %% ../nbs/14_analysis.ipynb #b8ff11ea
 def evaluation_record(source,  # the run's record (.json path)
                       kind: str,  # e.g. 'harc_severity'
                       design: dict,  # what the evaluation does; its hash names the record
@@ -110,6 +119,7 @@ def check_severity_design(design: dict) -> dict:
     for f in design['fractions']: check_real('fraction', f, 0, 1)
     return design
 
+# %% ../nbs/14_analysis.ipynb #85d07dce
 def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
     "Accuracy (%) per condition and fraction of shifted test windows: {condition: {fraction: accuracy}}."
     check_severity_design(design)
@@ -137,6 +147,7 @@ def concentration_masks(where: str, n: int, L: int, D: int, rate: float, width: 
     on = concentrated_steps(torch.full((n,), a), L, steps, b - a, share, g)
     return on[..., None].expand(n, L, D).float()
 
+# %% ../nbs/14_analysis.ipynb #16b89aec
 def concentration_grid(algo, cfg: dict, design: dict = CONCENTRATION_DESIGN) -> list:
     "Rows (region, width, share, accuracy %) of a saved model's test windows under each feasible concentration."
     x = task_of(cfg).test_windows(cfg); n, L, D = x.shape; rows = []
@@ -152,8 +163,7 @@ def concentration_grid(algo, cfg: dict, design: dict = CONCENTRATION_DESIGN) -> 
 def evaluate_saved_runs(jobs,  # (what, config overrides for `make_config`, evaluate(record path)) per evaluation
                         results_dir=None, progress: bool = True) -> dict:
     "Evaluate the saved run of each job's config; {'made': [(record, what)], 'missing': [(record, why)]}."
-    from prism_nb.experiment import make_config, record_path
-    results_dir = Path(results_dir or repo_root() / 'results'); made, missing = [], []
+    results_dir = results_root(results_dir); made, missing = [], []
     for what, overrides, evaluate in jobs:
         src = record_path(make_config(**overrides), results_dir)
         if not src.exists(): missing.append((src.name, 'no record')); continue
@@ -175,14 +185,10 @@ def section3_evaluations(methods=('erm', 'prism'), backbones=('cnn',), seeds=ran
                                results_dir, progress)
 
 # %% ../nbs/14_analysis.ipynb #2c3123b3
-def _records(folder: Path) -> list:
-    return [read_record(p) for p in sorted(Path(folder).glob('*.json'))] if Path(folder).exists() else []
-
 def severity_frame(results_dir=None):
     "Long table of the severity records: method, backbone, seed, condition, fraction, accuracy."
-    import pandas as pd
     rows = []
-    for r in _records(Path(results_dir or repo_root() / 'results') / 'harc_severity'):
+    for r in read_records(results_root(results_dir) / 'harc_severity'):
         c = r['config']
         if r['design'] != SEVERITY_DESIGN: continue
         for cond, curve in r['results'].items():
@@ -190,12 +196,11 @@ def severity_frame(results_dir=None):
                           condition=cond, fraction=float(f), accuracy=a) for f, a in curve.items()]
     return pd.DataFrame(rows, columns=['method', 'variant', 'backbone', 'seed', 'channels', 'condition', 'fraction', 'accuracy'])
 
+# %% ../nbs/14_analysis.ipynb #6030ece0
 def shortcut_frame(results_dir=None):
     "One row per harc_shortcut record of a default config: method, rho, seed, the accuracies, mask-following and group accuracies."
-    import pandas as pd
-    from prism_nb.experiment import make_config
     rows = []
-    for r in _records(Path(results_dir or repo_root() / 'results') / 'harc_shortcut'):
+    for r in read_records(results_root(results_dir) / 'harc_shortcut'):
         c = r['config']
         ref = make_config(dataset='harc_shortcut', method=c['method'], variant=c['variant'], backbone=c['backbone'], seed=c['seed'], rho=c['rho'])
         if config_id(ref) != r['id']: continue  # only default settings (no quick runs) enter the tables
@@ -203,23 +208,17 @@ def shortcut_frame(results_dir=None):
                          mask_following=r['mask_following'], group_avg=r['group_avg'], group_worst=r['group_worst']))
     return pd.DataFrame(rows)
 
+# %% ../nbs/14_analysis.ipynb #5f7167d8
 def concentration_frame(results_dir=None):
     "One row per (record, region, width, share): method, seed, accuracy."
-    import pandas as pd
     rows = []
-    for r in _records(Path(results_dir or repo_root() / 'results') / 'harc_concentration'):
+    for r in read_records(results_root(results_dir) / 'harc_concentration'):
         c = r['config']
         if r['design'] != CONCENTRATION_DESIGN or c['channels'] != 'acc_gyro': continue
         rows += [dict(method=c['method'], backbone=c['backbone'], seed=c['seed'], **x) for x in r['results']]
     return pd.DataFrame(rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy'])
 
 # %% ../nbs/14_analysis.ipynb #1e3746eb
-def _mean_se(df, by, col):
-    g = df.groupby(by, sort=False)[col]
-    out = g.agg(['mean', 'std', 'count']).reset_index()
-    out['se'] = out['std'] / np.sqrt(out['count'])
-    return out
-
 def plot_analysis_severity_shortcut(sev, sc, axes=None):
     "Four panels: accuracy vs. share of shifted test windows per condition (ERM solid, PRISM dashed); aligned/neutral/conflicting accuracy, mask-following rate, average vs. worst-group accuracy vs. rho."
     import matplotlib.pyplot as plt, seaborn as sns
@@ -230,7 +229,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
     s = sev[(sev.backbone == 'cnn') & (sev.channels == 'acc_gyro') & (sev.variant == 'full')]
     for (m, cond), g in s.groupby(['method', 'condition'], sort=False):
         if m not in ls: continue
-        st = _mean_se(g, 'fraction', 'accuracy')
+        st = summarize(g, 'fraction', ['accuracy'])
         axes[0].errorbar(st.fraction * 100, st['mean'], st.se, color=colors[cond], ls=ls[m], marker='o', ms=3, capsize=2,
                          label=cond if m == 'erm' else None)
     axes[0].set_xlabel('shifted test windows (%)'); axes[0].set_ylabel('accuracy (%)'); axes[0].set_title('Shift severity (ERM solid, PRISM dashed)')
@@ -241,12 +240,12 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
         g = sc[sc.method == m] if len(sc) else sc
         if not len(g): continue
         for k in ['aligned', 'neutral', 'conflicting']:
-            st = _mean_se(g, 'rho', k)
+            st = summarize(g, 'rho', [k])
             axes[1].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color=palette[k], marker='o', ms=3, capsize=2, label=k if m == 'erm' else None)
-        st = _mean_se(g, 'rho', 'mask_following')
+        st = summarize(g, 'rho', ['mask_following'])
         axes[2].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color='k', marker='o', ms=3, capsize=2, label={'erm': 'ERM', 'prism': 'PRISM'}[m])
         for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
-            st = _mean_se(g, 'rho', k)
+            st = summarize(g, 'rho', [k])
             axes[3].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color=col, marker='o', ms=3, capsize=2,
                              label={'group_avg': 'average', 'group_worst': 'worst group'}[k] if m == 'erm' else None)
     for ax, t, y in [(axes[1], 'Shortcut strength (ERM solid, PRISM dashed)', 'accuracy (%)'), (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
@@ -255,6 +254,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
     for ax in axes: ax.grid(alpha=.3)
     return axes
 
+# %% ../nbs/14_analysis.ipynb #eae78eeb
 def plot_backbone_severity(sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'), axes=None):
     "One panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition (mean ± se over seeds)."
     import matplotlib.pyplot as plt, seaborn as sns
@@ -265,7 +265,7 @@ def plot_backbone_severity(sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mta
     for ax, b in zip(axes, backbones):
         g = s[s.backbone == b]
         for cond in conds:
-            st = _mean_se(g[g.condition == cond], 'fraction', 'accuracy')
+            st = summarize(g[g.condition == cond], 'fraction', ['accuracy'])
             if len(st): ax.errorbar(st.fraction * 100, st['mean'], st.se, color=colors[cond], marker='o', ms=3, capsize=2, label=cond)
         n = g.seed.nunique()
         ax.set_title(f'{BACKBONE_DISPLAY[b]} ({n} seed{"s" if n != 1 else ""})' if n else f'{BACKBONE_DISPLAY[b]} (no records)')
@@ -273,19 +273,16 @@ def plot_backbone_severity(sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mta
     axes[0].set_ylabel('ERM accuracy (%)'); axes[0].legend(fontsize=8)
     return axes
 
+# %% ../nbs/14_analysis.ipynb #f6bd441b
 def harc_bias_summary(sc, methods):
-    "Mean, se and seeds per method at rho = 0.9 of aligned / neutral / conflicting accuracy and the mask-following rate."
-    import pandas as pd
-    g = sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
-    rows = []
-    for m in methods:
-        x = g[g.method == m] if len(g) else g
-        for k, name in [('aligned', 'Bias-aligned'), ('neutral', 'Unbiased'), ('conflicting', 'Bias-conflicting'), ('mask_following', 'Mask-following')]:
-            vals = x[k] if len(x) else pd.Series(dtype=float)
-            rows.append(dict(method=m, column=name, mean=vals.mean() if len(vals) else np.nan,
-                             se=vals.std(ddof=1) / np.sqrt(len(vals)) if len(vals) > 1 else np.nan, n=len(vals)))
-    return pd.DataFrame(rows)
+    "Mean, se (NaN for one seed) and seeds n per method at rho = 0.9 of aligned / neutral / conflicting accuracy and the mask-following rate."
+    cols = {'aligned': 'Bias-aligned', 'neutral': 'Unbiased', 'conflicting': 'Bias-conflicting', 'mask_following': 'Mask-following'}
+    g = sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else pd.DataFrame(columns=['method', *cols])
+    summ = summarize(g[g.method.isin(methods)].rename(columns=cols), 'method', list(cols.values())).set_index(['method', 'column'])
+    out = summ.reindex(pd.MultiIndex.from_product([list(methods), list(cols.values())], names=['method', 'column'])).reset_index()
+    return out.assign(n=out['n'].fillna(0).astype(int))[['method', 'column', 'mean', 'se', 'n']]  # a method without records: NaN, 0 seeds
 
+# %% ../nbs/14_analysis.ipynb #ff2f5720
 def plot_dg_shortcut(summary, names: dict, axes):
     "Two panels over methods at rho = 0.9: bias-aligned / unbiased / bias-conflicting accuracy, and the mask-following rate (mean ± se over seeds)."
     import seaborn as sns
@@ -302,68 +299,82 @@ def plot_dg_shortcut(summary, names: dict, axes):
     axes[1].set_ylabel('conflicting windows\npredicted as their pattern (%)'); axes[1].set_title('HAR-C, rho = 0.9: mask-following rate')
     return axes
 
+# %% ../nbs/14_analysis.ipynb #2bf06cae
 def concentration_table(conc):
     "Accuracy (mean ± se over seeds and the three regions First/Last/Mid) per method, region width and share of the budget inside the region."
-    import pandas as pd
-    from prism_nb.report import pm
     if not len(conc): return pd.DataFrame()
     per_seed = conc.groupby(['method', 'width', 'share', 'seed'], sort=False).accuracy.mean().reset_index()  # mean over the three regions
-    st = per_seed.groupby(['method', 'width', 'share'], sort=False).accuracy.agg(['mean', 'std', 'count']).reset_index()
-    st['cell'] = [pm(m, s / np.sqrt(n) if n > 1 else None) for m, s, n in zip(st['mean'], st['std'], st['count'])]
+    st = summarize(per_seed, ['method', 'width', 'share'], ['accuracy'])
+    st['cell'] = [pm(m, s) for m, s in zip(st['mean'], st['se'])]
     st['share'] = st['share'].astype(str)
     out = st.pivot_table(index=['method', 'width'], columns='share', values='cell', aggfunc='first', sort=False)
-    out['seeds'] = st.groupby(['method', 'width'], sort=False)['count'].max()
+    out['seeds'] = st.groupby(['method', 'width'], sort=False)['n'].max()
     return out
 
 # %% ../nbs/14_analysis.ipynb #060d6cc5
+def _severity_finding(sev) -> str | None:
+    "Severity: what shifting every test window costs ERM on the CNN per condition, and whether accuracy falls as more shift."
+    s = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.channels == 'acc_gyro')]
+    if not len(s): return None
+    per = s.groupby(['condition', 'fraction']).accuracy.mean().unstack()
+    drop = (per[0.0] - per[1.0]).sort_values(ascending=False)
+    mono = [cnd for cnd in per.index if (per.loc[cnd].diff().dropna() <= 0.5).all()]
+    return (f"**Severity** (ERM, CNN, {s.seed.nunique()} seeds): shifting all test windows costs "
+            + ', '.join(f'{k} {v:.1f}' for k, v in drop.items()) + " points of accuracy against Random; accuracy falls "
+            f"(never rising by more than 0.5 points) as more windows shift for {len(mono)} of {len(per)} conditions. "
+            f"The paper's finding holds where the shift costs more than 5 points ({', '.join(drop[drop > 5].index) or 'nowhere'}); "
+            f"it does not for {', '.join(drop[drop <= 5].index) or 'none'}, which cost little at our concentration (see below).")
+
+# %% ../nbs/14_analysis.ipynb #3f0358d4
+def _shortcut_finding(sc) -> str | None:
+    "Shortcuts: ERM's accuracies, mask-following rate and worst-group gap from the lowest rho to the highest."
+    g = sc[(sc.method == 'erm') & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
+    if not (len(g) and g.rho.nunique() > 1): return None
+    by = g.groupby('rho')[['aligned', 'conflicting', 'mask_following', 'group_avg', 'group_worst']].mean()
+    lo, hi = by.index.min(), by.index.max()
+    return (f"**Shortcuts** (ERM, rho {lo:.2f} to {hi:.2f}, {g.seed.nunique()} seeds): aligned accuracy {by.aligned[lo]:.1f} -> {by.aligned[hi]:.1f}, "
+            f"conflicting {by.conflicting[lo]:.1f} -> {by.conflicting[hi]:.1f}, mask-following rate {by.mask_following[lo]:.1f}% -> "
+            f"{by.mask_following[hi]:.1f}%, average-minus-worst-group gap {by.group_avg[lo] - by.group_worst[lo]:.1f} -> "
+            f"{by.group_avg[hi] - by.group_worst[hi]:.1f} points: "
+            + ('reproduces the paper (the model learns the sampling shortcut as rho grows).' if by.conflicting[hi] < by.conflicting[lo] - 10 and by.mask_following[hi] > by.mask_following[lo] + 10
+               else 'does not reproduce the paper\'s strong shortcut learning.'))
+
+# %% ../nbs/14_analysis.ipynb #d13b9153
+def _dg_shortcut_finding(sc) -> str | None:
+    "DG under a source-stable shortcut (rho = 0.9): the baselines' conflicting accuracy and mask-following beside ERM's and PRISM's."
+    b = sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
+    if not (len(b) and b.method.nunique() > 2): return None
+    m = b.groupby('method')[['aligned', 'neutral', 'conflicting', 'mask_following']].mean()
+    base = m.drop(index=[x for x in ('erm', 'prism') if x in m.index])
+    line = (f"**DG under a source-stable shortcut** (rho = 0.9, {len(base)} baselines, {b.groupby('method').seed.nunique().min()}+ seeds each): "
+            f"ERM conflicting {m.conflicting.get('erm', float('nan')):.1f} (mask-following {m.mask_following.get('erm', float('nan')):.1f}%); "
+            f"the baselines' conflicting accuracy spans {base.conflicting.min():.1f}-{base.conflicting.max():.1f} and their mask-following "
+            f"{base.mask_following.min():.1f}-{base.mask_following.max():.1f}%")
+    if 'prism' in m.index:
+        line += (f"; PRISM {m.conflicting['prism']:.1f} conflicting and {m.neutral['prism']:.1f} unbiased "
+                 f"({'the best' if m.conflicting['prism'] >= m.conflicting.max() - 1e-9 else 'not the best'} conflicting accuracy), mask-following {m.mask_following['prism']:.1f}%")
+    return line + '.'
+
+# %% ../nbs/14_analysis.ipynb #da34aabc
+def _concentration_finding(sev, conc) -> str | None:
+    "Concentration: ERM's drop at the benchmark's setting against the paper's, and which cells of the grid reach the paper's drops."
+    cn = conc[(conc.method == 'erm') & (conc.backbone == 'cnn')] if len(conc) else conc
+    if not (len(cn) and (paper_dir() / 'reported.csv').exists()): return None
+    paper = reported('tab:harc').query("row == 'ERM'").set_index('column')['mean']
+    paper_drop = {k: paper['Random'] - paper[k] for k in ('First', 'Last', 'Mid')}
+    rnd = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.fraction == 0.0)].groupby('seed').accuracy.mean().mean() if len(sev) else float('nan')
+    acc = cn.groupby(['width', 'share']).accuracy.mean()
+    reach = [(w, sh) for (w, sh), a in acc.items() if rnd - a >= min(paper_drop.values())]
+    default = acc.get((0.4, 0.8), float('nan'))
+    return (f"**Concentration** (ERM; mean of First/Last/Mid): at the benchmark's setting (80% of the steps in 40% of the window) "
+            f"accuracy is {default:.1f} against {rnd:.1f} under Random, a {rnd - default:.1f}-point drop where the paper reports "
+            f"{min(paper_drop.values()):.1f}-{max(paper_drop.values()):.1f}; "
+            + (f"drops as large as the paper's appear only at " + ', '.join(f'width {w:g} with {sh} of the steps inside' for w, sh in reach)
+               if reach else "no setting of the grid, not even every step inside 20% of the window, reaches the paper's drops") + '.')
+
+# %% ../nbs/14_analysis.ipynb #1a714bea
 def section3_findings(results_dir=None) -> list:
     "Sentences stating, from the records, whether each of the paper's Section 3 findings reproduces."
-    from prism_nb.report import reported, paper_dir
     sev, sc, conc = severity_frame(results_dir), shortcut_frame(results_dir), concentration_frame(results_dir)
-    out = []
-    s = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.channels == 'acc_gyro')]
-    if len(s):
-        per = s.groupby(['condition', 'fraction']).accuracy.mean().unstack()
-        drop = (per[0.0] - per[1.0]).sort_values(ascending=False)
-        mono = [cnd for cnd in per.index if (per.loc[cnd].diff().dropna() <= 0.5).all()]
-        out.append(f"**Severity** (ERM, CNN, {s.seed.nunique()} seeds): shifting all test windows costs "
-                   + ', '.join(f'{k} {v:.1f}' for k, v in drop.items()) + " points of accuracy against Random; accuracy falls "
-                   f"(never rising by more than 0.5 points) as more windows shift for {len(mono)} of {len(per)} conditions. "
-                   f"The paper's finding holds where the shift costs more than 5 points ({', '.join(drop[drop > 5].index) or 'nowhere'}); "
-                   f"it does not for {', '.join(drop[drop <= 5].index) or 'none'}, which cost little at our concentration (see below).")
-    g = sc[(sc.method == 'erm') & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
-    if len(g) and g.rho.nunique() > 1:
-        by = g.groupby('rho')[['aligned', 'conflicting', 'mask_following', 'group_avg', 'group_worst']].mean()
-        lo, hi = by.index.min(), by.index.max()
-        out.append(f"**Shortcuts** (ERM, rho {lo:.2f} to {hi:.2f}, {g.seed.nunique()} seeds): aligned accuracy {by.aligned[lo]:.1f} -> {by.aligned[hi]:.1f}, "
-                   f"conflicting {by.conflicting[lo]:.1f} -> {by.conflicting[hi]:.1f}, mask-following rate {by.mask_following[lo]:.1f}% -> "
-                   f"{by.mask_following[hi]:.1f}%, average-minus-worst-group gap {by.group_avg[lo] - by.group_worst[lo]:.1f} -> "
-                   f"{by.group_avg[hi] - by.group_worst[hi]:.1f} points: "
-                   + ('reproduces the paper (the model learns the sampling shortcut as rho grows).' if by.conflicting[hi] < by.conflicting[lo] - 10 and by.mask_following[hi] > by.mask_following[lo] + 10
-                      else 'does not reproduce the paper\'s strong shortcut learning.'))
-    b = sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
-    if len(b) and b.method.nunique() > 2:
-        m = b.groupby('method')[['aligned', 'neutral', 'conflicting', 'mask_following']].mean()
-        base = m.drop(index=[x for x in ('erm', 'prism') if x in m.index])
-        line = (f"**DG under a source-stable shortcut** (rho = 0.9, {len(base)} baselines, {b.groupby('method').seed.nunique().min()}+ seeds each): "
-                f"ERM conflicting {m.conflicting.get('erm', float('nan')):.1f} (mask-following {m.mask_following.get('erm', float('nan')):.1f}%); "
-                f"the baselines' conflicting accuracy spans {base.conflicting.min():.1f}-{base.conflicting.max():.1f} and their mask-following "
-                f"{base.mask_following.min():.1f}-{base.mask_following.max():.1f}%")
-        if 'prism' in m.index:
-            line += (f"; PRISM {m.conflicting['prism']:.1f} conflicting and {m.neutral['prism']:.1f} unbiased "
-                     f"({'the best' if m.conflicting['prism'] >= m.conflicting.max() - 1e-9 else 'not the best'} conflicting accuracy), mask-following {m.mask_following['prism']:.1f}%")
-        out.append(line + '.')
-    cn = conc[(conc.method == 'erm') & (conc.backbone == 'cnn')] if len(conc) else conc
-    if len(cn) and (paper_dir() / 'reported.csv').exists():
-        paper = reported('tab:harc').query("row == 'ERM'").set_index('column')['mean']
-        paper_drop = {k: paper['Random'] - paper[k] for k in ('First', 'Last', 'Mid')}
-        rnd = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.fraction == 0.0)].groupby('seed').accuracy.mean().mean() if len(sev) else float('nan')
-        acc = cn.groupby(['width', 'share']).accuracy.mean()
-        reach = [(w, sh) for (w, sh), a in acc.items() if rnd - a >= min(paper_drop.values())]
-        default = acc.get((0.4, 0.8), float('nan'))
-        out.append(f"**Concentration** (ERM; mean of First/Last/Mid): at the benchmark's setting (80% of the steps in 40% of the window) "
-                   f"accuracy is {default:.1f} against {rnd:.1f} under Random, a {rnd - default:.1f}-point drop where the paper reports "
-                   f"{min(paper_drop.values()):.1f}-{max(paper_drop.values()):.1f}; "
-                   + (f"drops as large as the paper's appear only at " + ', '.join(f'width {w:g} with {sh} of the steps inside' for w, sh in reach)
-                      if reach else "no setting of the grid, not even every step inside 20% of the window, reaches the paper's drops") + '.')
-    return out
+    found = [_severity_finding(sev), _shortcut_finding(sc), _dg_shortcut_finding(sc), _concentration_finding(sev, conc)]
+    return [f for f in found if f is not None]

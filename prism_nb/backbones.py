@@ -163,6 +163,7 @@ class LearnedTimeEmbedding(nn.Module):
         tau = tau[..., None]
         return torch.cat([self.linear(tau), torch.sin(self.periodic(tau))], -1)
 
+# %% ../nbs/03_backbones.ipynb #bb61d2fe
 class mTAND(nn.Module):
     "mTAND-Enc: multi-time attention from reference times to each feature's observations, then a GRU."
     def __init__(self, n_features: int,  # D

@@ -11,8 +11,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from .core import ISMTS, seed_everything, atomic_write
-from .algorithms import make_algorithm
+from .core import ISMTS, atomic_write
 from .engine import shuffled_batches, train_epochs
 from .experiment import check_device
 
@@ -23,6 +22,7 @@ __all__ = ['matmul_gflops', 'conv1d_gflops', 'peak_gflops', 'time_epochs', 'benc
 def _sync(device):
     if device.type == 'cuda': torch.cuda.synchronize()
 
+# %% ../nbs/13_bench.ipynb #a3d612cf
 def matmul_gflops(sizes: tuple = (512, 1024, 2048), repeats: int = 10, device=None) -> float:
     "Measured float32 matmul throughput of this machine in GFLOP/s: the best over `sizes` after a warm-up."
     device = check_device(device); best = 0.
@@ -34,6 +34,7 @@ def matmul_gflops(sizes: tuple = (512, 1024, 2048), repeats: int = 10, device=No
             best = max(best, 2 * n ** 3 / (time.perf_counter() - t0) / 1e9)
     return best
 
+# %% ../nbs/13_bench.ipynb #d7969c7e
 def conv1d_gflops(batch: int = 64, channels: int = 256, length: int = 128, kernel: int = 5, repeats: int = 10, device=None) -> float:
     "Measured float32 throughput of a wide 1-D convolution in GFLOP/s (best of `repeats` after a warm-up)."
     device = check_device(device)
@@ -44,10 +45,12 @@ def conv1d_gflops(batch: int = 64, channels: int = 256, length: int = 128, kerne
         best = max(best, 2 * batch * channels * channels * kernel * length / (time.perf_counter() - t0) / 1e9)
     return best
 
+# %% ../nbs/13_bench.ipynb #0fbb9bee
 def peak_gflops(device=None) -> float:
     "The machine's float32 dense throughput for FLOP floors: the best of the matmul and 1-D convolution probes."
     return max(matmul_gflops(device=device), conv1d_gflops(device=device))
 
+# %% ../nbs/13_bench.ipynb #4b50f2a7
 def time_epochs(algo, train: ISMTS, batch_size: int = 64, epochs: int = 2, device=None, seed: int = 0) -> list:
     "Seconds of each of `epochs` training epochs (updates only; the model is moved to `device`)."
     device = check_device(device); algo.to(device); train = train.to(device)
@@ -78,6 +81,7 @@ def _bench_one(method: str, backbone: str, batch_size: int, epochs: int, max_win
                 flop_floor_seconds=round(floor, 4), ratio_to_floor=round(min(secs) / floor, 2),
                 peak_memory_mib=round(peak, 1), memory_kind='GPU allocated' if device.type == 'cuda' else 'process peak RSS')
 
+# %% ../nbs/13_bench.ipynb #dab1c0c1
 def benchmark_epochs(jobs,  # (method, backbone) pairs
                      batch_size: int = 64, epochs: int = 2, max_windows=None,
                      gflops: float | None = None, device=None, threads: int = 1) -> list:

@@ -268,6 +268,7 @@ def load_eicu_demo(label: str = 'icu',  # 'icu': YAIB's ICU death after 24 h; 'h
                    f'eicu_demo_yaib_mortality24(label={label},unknown_region={unknown_region})',
                    sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16])
 
+# %% ../nbs/09_clinical.ipynb #75b1d7fa
 def loro_split(data: ClinicalData,  # an eICU dataset from `load_eicu_demo`
                target_region: str,  # 'Northeast', 'West', 'South' or 'Midwest' (-> test)
                seed: int = 0,  # fixes the train/val draw
@@ -372,6 +373,7 @@ def eicu_from_tables(tables: dict,  # eICU table name -> DataFrame in PhysioNet'
     return ClinicalData(_densify(obs, t, y, d, len(feats)), list(EICU_REGIONS), feats,
                         f'eicu_raw_tables(first {hours} h, in-hospital mortality)', fp, meta, dict(dropped=dropped))
 
+# %% ../nbs/09_clinical.ipynb #3fbe8474
 def read_eicu_folder(folder  # folder holding PhysioNet's <table>.csv.gz files
                     ) -> dict:
     "The five tables `eicu_from_tables` needs, read from an eICU folder; FileNotFoundError naming a missing one."
@@ -410,6 +412,7 @@ def _p12_bad_line(path, member: str, body: bytes) -> ValueError | None:
     return ValueError(f"{path}:{member}: line {n}: {why}, {line!r}; every line must read HH:MM,Parameter,Value with a time "
                       "from 00:00 (minutes below 60) and a numeric value")
 
+# %% ../nbs/09_clinical.ipynb #0e628696
 def _p12_outcomes(path, member: str, b: bytes) -> pd.DataFrame:
     "An Outcomes-x.txt, checked: PhysioNet's columns, one integer RecordID per row, In-hospital_death 0 or 1."
     where = f"{path}:{member}"
@@ -426,6 +429,7 @@ def _p12_outcomes(path, member: str, b: bytes) -> pd.DataFrame:
             raise ValueError(f"{where}: line {k + 2}: {what} ({','.join(map(str, o.iloc[k].tolist()))})")
     return o.assign(RecordID=rid.astype(np.int64), **{'In-hospital_death': death.astype(np.int64)})
 
+# %% ../nbs/09_clinical.ipynb #cc815041
 def _read_p12_set(path  # a set-x.tar.gz holding <set>/<RecordID>.txt files and Outcomes-x.txt
                  ) -> tuple:
     "One P12 set, checked line by line: (long table with `rec` and `line`, outcomes of its records, {RecordID: file})."
@@ -570,6 +574,7 @@ def _read_p19_set(path):
     arr = pd.read_csv(io.BytesIO(b''.join(bodies)), sep='|', header=None, dtype=np.float32).to_numpy()
     return arr, np.array(ids), np.array(nlines)
 
+# %% ../nbs/09_clinical.ipynb #ec23af62
 def _build_p19(root, W):
     obs_parts, ys, ds, ts, metas, stats = [], [], [], [], [], {}
     offset = 0
@@ -602,6 +607,7 @@ def _build_p19(root, W):
     return (obs, t, np.concatenate(ys), np.concatenate(ds), pd.concat(metas, ignore_index=True),
             dict(sets=stats, window_hours=W, dropped=dropped))
 
+# %% ../nbs/09_clinical.ipynb #65465758
 def load_p19(window_hours: int = 48,  # input window: the first `window_hours` hourly rows
              root=None  # data root; default data_dir()
             ) -> ClinicalData:
@@ -613,6 +619,7 @@ def load_p19(window_hours: int = 48,  # input window: the first `window_hours` h
                    f'physionet2019(systems A,B; first {window_hours} h; label = SepsisLabel after the window)',
                    sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16])
 
+# %% ../nbs/09_clinical.ipynb #2565a41d
 def cross_system_split(data: ClinicalData,  # a dataset from `load_p19`
                        train_system: str = 'A',  # hospital system for train/val
                        seed: int = 0,  # fixes the train/val draw

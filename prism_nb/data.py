@@ -6,6 +6,7 @@
 from __future__ import annotations
 import hashlib, io, json, math, os, urllib.request, zipfile, zlib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from tqdm import tqdm
 
 from .core import ISMTS, atomic_write, cache_dir, cached_arrays, content_digest, data_dir, derive_seed
 from .core import load_npz, save_npz, sha256_bytes, sha256_file
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['HAR_CLASSES', 'HAR_TEST_SUBJECTS', 'HAR_FS', 'HAR_L', 'HAR_STEP', 'HAR_SIGNALS', 'CHANNEL_SETS', 'HAPT_URL',
@@ -32,6 +34,8 @@ HAR_FS = 50  # sampling rate, Hz
 HAR_L = 128  # window length, samples (2.56 s)
 HAR_STEP = 64  # window step, samples (50% overlap)
 HAR_SIGNALS = tuple(f'{kind}_{axis}' for kind in ('total_acc', 'body_acc', 'body_gyro') for axis in 'xyz')
+
+# %% ../nbs/01_data.ipynb #8bea5162
 CHANNEL_SETS = {
     'acc_gyro': ('total_acc_x', 'total_acc_y', 'total_acc_z', 'body_gyro_x', 'body_gyro_y', 'body_gyro_z'),
     'body_gyro': ('body_acc_x', 'body_acc_y', 'body_acc_z', 'body_gyro_x', 'body_gyro_y', 'body_gyro_z'),
@@ -58,135 +62,13 @@ def channel_names(channels='acc_gyro'  # a name in CHANNEL_SETS, or a list of na
 HAPT_URL = 'https://archive.ics.uci.edu/static/public/341/smartphone+based+recognition+of+human+activities+and+postural+transitions.zip'
 HAPT_SHA256 = '821dce9b379251e30d2e04457e480843a0a92afebd8ba4d752c682c0f75f68d0'  # HAPT_Data_Set.zip in shared/data/hapt
 
-# `sha256sum` format, paths relative to the dataset folder (`HAPT Data Set/` in the zip)
-_HAPT_SHA256SUMS = """
-1aa172efb7e94379c1537fab0e8be03439e7dcd0d41d2236dbadd4bac6318628  README.txt
-75b2be56e5aaf0476cf7ecb6c53cc48093dafb490f98ec6f5ae21b466a32f97c  RawData/acc_exp01_user01.txt
-4d2d252ae1749e49148516fdb8fbc858ca475cbed3e8e4530dd078ca93e08b20  RawData/acc_exp02_user01.txt
-98aa73a7a0bf5059f646c0a52bf067f00d80d4f2b699ff2fef3dd661f5b8d136  RawData/acc_exp03_user02.txt
-86fba4a4b9d1a317e65045494c7dda3f6fcd1cf740781a872876d7b455eb8878  RawData/acc_exp04_user02.txt
-1fabf6544f10df337bdf15c153d1ec6debd922bb5da439afe27b0eab638e0b07  RawData/acc_exp05_user03.txt
-d334f1134a47e9b817d8b251fe14cf4c94ab56f1a21ddf5876b436d0f3cec80c  RawData/acc_exp06_user03.txt
-f839f3c3b76aa772c2b502fdafe0ce8e04caad9bdcc4a8ddc9d400ff477d576c  RawData/acc_exp07_user04.txt
-bf876ebd0f87cc07e2fdfd9812cc5a2e2b85933306376f3a6c8d55f39d0c97f6  RawData/acc_exp08_user04.txt
-3854c09a84a24e54047f7193f67549c0adf2c5eedafb291530bd20f59390a3a0  RawData/acc_exp09_user05.txt
-6b7d07798654a3d3f319cb3c283094f3ec617238f6a0fc29024d831fab4738c0  RawData/acc_exp10_user05.txt
-0f9e2f5320b850518702d75d2f74554e5555ec9a678283948ba0d45a8dbfe0f9  RawData/acc_exp11_user06.txt
-94dd60be7001aad6f1872d1f1463aa4252f090d1850ee5e28336cd815ed7c206  RawData/acc_exp12_user06.txt
-28b54d815cd6d6935069e04a22e54833f6d95360d3ba318f28edc4a8f3a6bdc0  RawData/acc_exp13_user07.txt
-cbfd55cc2cb661cb12c5f14231f6adf9487f03175a9d0a6fbeae1ca92240d1c3  RawData/acc_exp14_user07.txt
-5e6a0306d7f21cae424a53307a616fe6686dca68f5fe5a1f525358958d8e10b6  RawData/acc_exp15_user08.txt
-dcc3486adfc0dffb4472d5cfc4190c9d2d2fce9b8f6c61075ac1066646358a25  RawData/acc_exp16_user08.txt
-cf39125d3351bd61a1331041e81bfd66c20a037d17baba00a3a34a38609df743  RawData/acc_exp17_user09.txt
-168595dc9864f890446e9ebf7790e113c4e869124655f986c57d2e7fc33c6544  RawData/acc_exp18_user09.txt
-a081d13d40f981995e59d400eef08c857ea019fbf559155a2b76da56dae616d6  RawData/acc_exp19_user10.txt
-59cc39ed6448a394dae27b784dcdf646fcdb105b0320d2b5e6b38cbf43b42cd3  RawData/acc_exp20_user10.txt
-23f03a8726e610f645053e15fe078fc4fda7bc6c1e9d1a28d06c8b06d9ab4382  RawData/acc_exp21_user10.txt
-30d580192eda9570cd4cb0de30cf2b7bbbe7db64aa1c54191d8f8c15a270d585  RawData/acc_exp22_user11.txt
-dde7e3f57a283dbc0160167988efaa7b90a03be59558d363c5d2b86d5722cea9  RawData/acc_exp23_user11.txt
-26f0ff34a590647f03122fb5d0ab803010d638be0a3817818d87bb3084b8ac75  RawData/acc_exp24_user12.txt
-25f65698976bade4df9a7051758d26d0dcb21d5d5e31917b3f1edae3de64ebcd  RawData/acc_exp25_user12.txt
-1573716d31330d88e4ebcd7b91a75313ec52e7d62f5070b4b149baaf09b125dc  RawData/acc_exp26_user13.txt
-e778cfd4871214e8e4faf0a8ee1c82e95b8ac11a99286b01630ad292fafe3da5  RawData/acc_exp27_user13.txt
-dc43fc577a781911ec62bb61b1d91c67038870974fe87ce89f74e8fa156c5c28  RawData/acc_exp28_user14.txt
-0e9a01ffb46919a33c8e6a9939865b666460687121a952ce687e70b8d9112afa  RawData/acc_exp29_user14.txt
-456c3e8c6d5f29615cc3eb75961eb38f60b04440af379ddef7434ad1d997d314  RawData/acc_exp30_user15.txt
-aad1ae5558582691780997f0b1e073647c43f848121c6c2c396b5d5b5729e600  RawData/acc_exp31_user15.txt
-20ff537129c511f8818082e816360724cfc21f4447a96a11a213db69d7e83ad7  RawData/acc_exp32_user16.txt
-5d5197beebc0f4d1c866c2b53be982829dddc72b699237e430cd98779cafbbba  RawData/acc_exp33_user16.txt
-5cbad59e7b77eabcd4fced12691959915562c7ba27538227ca97f35018fcdff5  RawData/acc_exp34_user17.txt
-d54c5d47b1b63f7896b003f62164d205c3646fa5bb685b39b5ab2f36333ff0a7  RawData/acc_exp35_user17.txt
-43992d858c45f01b2a7270e296dedf511649b7808cbfae6c51e697b79f4dd281  RawData/acc_exp36_user18.txt
-db7bf49d1c0dfe6b25248c66a96f8826f50e3e0fba5ad6cfd5f33d0e51a6343e  RawData/acc_exp37_user18.txt
-8cfc95e736ef06c97225ad3d3becfea0b8d57b93e81fcc753c063c97ba8b16dd  RawData/acc_exp38_user19.txt
-392db3bf1a0274cd8006a07b930cc6f0171c54b1f232f1cbf01cb8ae0b23d624  RawData/acc_exp39_user19.txt
-af0c5e6539521bba27100dcf253d5c01fb671e38576c7430fe434bc203dcc2d5  RawData/acc_exp40_user20.txt
-c6497551b9fd040738ee9523029f7899e96ab57e3a07d4a370aa552a5e7a9d1b  RawData/acc_exp41_user20.txt
-9e4d5c9dff1c98fcbae8475b80f41e2f84c7f13eea6c490e35d1dbdc0e5a211b  RawData/acc_exp42_user21.txt
-5235c5e3db2bcaa0825a674a9ede0678e65d758a1152c2a7f8c1917332f9e9e9  RawData/acc_exp43_user21.txt
-b92210d6b41faa4d15d42123f22670e0027c90fb890fedf22bb9d33e88441dfc  RawData/acc_exp44_user22.txt
-5ccafc3c1b7eec85e205e06d8b1246a41e2d9105dc9cd40735664f9460a7fac2  RawData/acc_exp45_user22.txt
-ae82bfa6c66dfd658371d4d43733415658361f50c56f5c4043d5c87994950cde  RawData/acc_exp46_user23.txt
-8a0e869c3e085b3aef5509d47d85724dd95daed632e33456b9bf431068397e71  RawData/acc_exp47_user23.txt
-40b274de71914e5b5fc36ebc8fd03d66c7a403215df065dd94214f18326c4f72  RawData/acc_exp48_user24.txt
-6e169af5ebf204a2f5e6e0a267caa3ab6df80fad6aaab332281893a6a2735db0  RawData/acc_exp49_user24.txt
-d4d47566300c81c7f348d1f687493904df40f7adc300200ecaf83ed2f3ebca63  RawData/acc_exp50_user25.txt
-11b60409f30af2ba4b188289ed5cc7196eae4052efb30e8f29389706db0f63ee  RawData/acc_exp51_user25.txt
-dac9370ce4c2f508fee7c5f6b9bd20e298cd2b8bdd05c054bad36695944e8932  RawData/acc_exp52_user26.txt
-11f86a484eb51da181d718d5fc67cc82c7b979a2e5daf4535207026872dd3596  RawData/acc_exp53_user26.txt
-2d7a393ec162ad2675050a95541e145acb504a09fcb7fbe65a5eb994376967db  RawData/acc_exp54_user27.txt
-a7a11e66f072f0b7d20064240b50711f39496cc5e0d5de078c43156b5bb9963f  RawData/acc_exp55_user27.txt
-d14fee9f9e1c4bfb5ef907f6d80fe8120d101c1586d8774fd605ec6b248f3eb2  RawData/acc_exp56_user28.txt
-5945c75f9f6d6f769d5a20e4939706ea966aa9b47a027c704ad0c440ae6dafd7  RawData/acc_exp57_user28.txt
-c63cdb2850f54362c587ca9e9a8674220c9e85eddc3b53f2440277c7a6698574  RawData/acc_exp58_user29.txt
-c08645b6f492919f8e46e91436c22497b0c4b08b56c232e15bde766d173cf82f  RawData/acc_exp59_user29.txt
-9f3a3a058ec3940cc9647331db0c09c5e38197afb3eeb2ce5693ccac5964fbc5  RawData/acc_exp60_user30.txt
-05ef1ac0a18a6123d82e025295e28548dc9a79fecc495dd076f7012befbb4fc3  RawData/acc_exp61_user30.txt
-e3d203af14d765b110a4cdeb37b96c75ab709d576526a4ab91053099dc5ee4dd  RawData/gyro_exp01_user01.txt
-e4527e33fd5e403c8e632585fd640b19804ab63b6a582e1dc9356363a7ac750f  RawData/gyro_exp02_user01.txt
-fc7f157c1c18123b3dd4d2e9e202222ce219b80d0440925d538e3dc48471a386  RawData/gyro_exp03_user02.txt
-11587ef81a4075b0a1b2e2f59e72cba46fd9705452bebc7e6ecbbac5aea52fbc  RawData/gyro_exp04_user02.txt
-7b25c1cdc2a100d943d70987b4f2e55108595a6872620d9b1b8c3143468c76fa  RawData/gyro_exp05_user03.txt
-f99f1d95b8a4b5f1d849635734ebc5d93c04fbcf465e16d194ee134ea3a9f058  RawData/gyro_exp06_user03.txt
-8c3affc2e0b8241041efeeae2a7a0de21503bfaced8f8506c6bd8322bda48612  RawData/gyro_exp07_user04.txt
-785885bc804b5ab14d768b9c5b0ea8a7a62ac5ee433071c638c3d61b1912b79e  RawData/gyro_exp08_user04.txt
-01b77e54c371187022bc70c53821ab634f2c2fcbae1808ac8952f90fd7837364  RawData/gyro_exp09_user05.txt
-08e81b7c5d41f5bb0c638d6822bb3b2c54ef090ab5c9cb4e722867115c7c6503  RawData/gyro_exp10_user05.txt
-fefb41aa45bee20657c1beb2034221e136acd1c99785c2f53c1bdc97225e72ac  RawData/gyro_exp11_user06.txt
-162bfa0619df23bde93cba417e3d79f066cf4c03f6b95d46740e195f21abe7fb  RawData/gyro_exp12_user06.txt
-5210579528dc95c1ee7c10f1f8d197f98492d84d43db731d4e8a29207f556871  RawData/gyro_exp13_user07.txt
-ec838e32897a44a20acc7ee6db6962e01e99fbbb615f51bf5a5dfcdc27c972a5  RawData/gyro_exp14_user07.txt
-d2e3ae0f1092a53fe9f2ec04705c01dc2b84278fed3bac4865bdf36bf9fb72a5  RawData/gyro_exp15_user08.txt
-c88f125b38ff4e79cf411a14e084cb0a2e9c292eff5ee878e9b9d530c463ae7a  RawData/gyro_exp16_user08.txt
-730f60f5df86593f7c9847115e77d3f591d53286452a769c749f1cce7bd1c5f1  RawData/gyro_exp17_user09.txt
-30253ba7737ed0a995ba290d0c3311df2998251d89e57c4f2eaff4e26423aa9e  RawData/gyro_exp18_user09.txt
-630960b99657d32578da5cf27857723092e54faa9790e27d6920eab20e98d472  RawData/gyro_exp19_user10.txt
-299f9dc1290643b809700e62a821738358df0f746ce41521e75ff3a2df88f19f  RawData/gyro_exp20_user10.txt
-98d46444a3d15c7c57ac267427fec39896de0bec9496a5c836e6f27d74ad2b10  RawData/gyro_exp21_user10.txt
-fd629cd84346b95046e52d7bf495e145d1132b4d868ae20e0fef3af7782914b5  RawData/gyro_exp22_user11.txt
-13a3e39e6f02aedb9f9f5f14ed53a5e2d43aa2d768774f09bcb6b45280f8cdc9  RawData/gyro_exp23_user11.txt
-24f43dcb9780aced77f6c901598d7b5cdfa2efb3f51c70068dd8f8b38159785d  RawData/gyro_exp24_user12.txt
-27cba399c7e266829afad1dabb0b6f69deb6dc062a02d654ee3b2cd4c2882fbc  RawData/gyro_exp25_user12.txt
-decae0826d91756ea1d6a898ad174ab3ba5c4057aeb55bd8b4ccecd83d0731ef  RawData/gyro_exp26_user13.txt
-da1569186e95c784165d3af491969264396969e77163d97f34713227c14e7846  RawData/gyro_exp27_user13.txt
-c66681e6e05981cb39451d6fedeb9145c62b9f342d95f7e6f72b5460cb53b87c  RawData/gyro_exp28_user14.txt
-78515a90daca217d85315c4e92cb86f9554dae84d09fbd0b434cbc4f51e17939  RawData/gyro_exp29_user14.txt
-73ab13c8f5ad73a69a4e130eeb3b6eb81fa8551f6d7007bf0869f8d5e57594b8  RawData/gyro_exp30_user15.txt
-cbb585702684e5d2265da6e3d84d68017d4ebf326e4754db8319870f35b8db33  RawData/gyro_exp31_user15.txt
-f9177be50b50c1c8764879702d31fdbefe7173aedf938099ca53c429933ec3f4  RawData/gyro_exp32_user16.txt
-f7296942da9587e396003682821110085b73bc6c8c38f4cba01042c70cfdc0ce  RawData/gyro_exp33_user16.txt
-49b36a53a8d8e5785f88252798dcbd49e6dee2cbf283d905b541eae90c384483  RawData/gyro_exp34_user17.txt
-e9555195d6971df3359d839f46488106b16776ca1a2dd296d76295184a74e04b  RawData/gyro_exp35_user17.txt
-a862e31b75dbac24ba083d4bfcafc601c42463bbf0173e88a539b4c55303f869  RawData/gyro_exp36_user18.txt
-f4b6e4338c19c8cd420652b636c369d50f165c3862c2323bc143ba0f96ab860b  RawData/gyro_exp37_user18.txt
-225e3c15337bba86d38031ddc287e2304e63ca1dd6964a072565bc19345b192b  RawData/gyro_exp38_user19.txt
-400f155d8a8d76120f226c024d0f71bbc175fd3ad17dd72616f0a10fdb52fc02  RawData/gyro_exp39_user19.txt
-369d6a30045b22aaade3706b126dc45bee02c256f7002aabe10ba5b3396fb2f8  RawData/gyro_exp40_user20.txt
-ad97589b215224ecc486265bc8be08aa1d24efd9de69de0e570031664cec1064  RawData/gyro_exp41_user20.txt
-ccf9b99f6c2f65b42cd02c0a7fd06a2a9692c56e3435aa0d0ed854a7e8069684  RawData/gyro_exp42_user21.txt
-a2aa98436eea463b8758ea7fd33db4c0cfe8e299b06de9481c95da90badc41c1  RawData/gyro_exp43_user21.txt
-97279b9f3ccb18e2de1b799cbf4a3d5c80e34d20f1733424d556103a188c30cf  RawData/gyro_exp44_user22.txt
-db2648c4c45e63afe8340121809de8ae61aa561739ae9dffb753fdb89e42fad6  RawData/gyro_exp45_user22.txt
-22437fce7740ad68f5a3b5a7869d30d93496a56626af40c2cbe69b8d0fa74053  RawData/gyro_exp46_user23.txt
-5a27dfbf548ed87ce26ce574387a839d5f43f584464650e20897e83d434f48dd  RawData/gyro_exp47_user23.txt
-d83adc1545701dbb108d5861e58460c4a897b9dacc0d7a97a783feb56841e195  RawData/gyro_exp48_user24.txt
-ff5aa45f813df654c0a16b72bba28f583b11f43f7daaa775d2df67959dc49ae4  RawData/gyro_exp49_user24.txt
-22a10b5802a97053b222ccbd8078e5559e0673392c5dbdf8141202052017a269  RawData/gyro_exp50_user25.txt
-f5964634deb74080483c4a893f7b0f92f34c99ebc3fac321fe4420327c5e2345  RawData/gyro_exp51_user25.txt
-4d310e758b7206f42545dd39dee1a69f0e13245a29444e7643cf5b38354823d2  RawData/gyro_exp52_user26.txt
-dab5a3590ad526ce332af849c2d3abd7a83e35ec6c52f45e6c258656c323f66b  RawData/gyro_exp53_user26.txt
-516587e3911d7feccb3236217741f08ace1ad9a6537234d2bcfd3740cf7a76d5  RawData/gyro_exp54_user27.txt
-2a1b79f6169050fd31c0a37a0d0111b70c6c3c6b026d7cf3b9c188187f1f3580  RawData/gyro_exp55_user27.txt
-a0fec3141e5c6736caa16fbfef4b8690ca088225d2215c4a6fa6758fb9097a6a  RawData/gyro_exp56_user28.txt
-d570aeb1f48700297b576a46989e6ebcb4cbae6ef27c5ffcaa0d53cef0c5b3bb  RawData/gyro_exp57_user28.txt
-905134d9f365b152e7f25324d948823b91b92060ad232b177103b8e77b6eca6c  RawData/gyro_exp58_user29.txt
-a8378e0bfff69d3f3065c2256a5430d4b60214ebdb4a2f5aa18a68adeca824bb  RawData/gyro_exp59_user29.txt
-9e1133004fb2448d49b89d86d8119125e6d5e5bf1e860d8bdfb17b7c6b397bf1  RawData/gyro_exp60_user30.txt
-bc134b72694f9e028de0a6d43797bb52ace86e1dd6ff59f3c850983e3ba58df9  RawData/gyro_exp61_user30.txt
-1949f448935cf0b5f914405b7111c65e7cdc0427ab517710a04ece7d7dec934e  RawData/labels.txt
-3d403977544ab229fccf9a27f4c207c3071a9965350ef09623f251030d6a0911  activity_labels.txt
-"""
-HAPT_FILES = {path: digest for digest, path in (line.split(None, 1) for line in _HAPT_SHA256SUMS.strip().splitlines())}
+# %% ../nbs/01_data.ipynb #fd916614
+def _package_json(name: str):
+    "A JSON data file shipped inside the package."
+    return json.loads(resources.files('prism_nb').joinpath(name).read_text(encoding='utf-8'))
+
+# %% ../nbs/01_data.ipynb #39f2ed9d
+HAPT_FILES = _package_json('hapt_sha256.json')  # path -> sha256 of every file the loaders may read
 
 # %% ../nbs/01_data.ipynb #e65bea74
 UCI_HAR_URL = 'https://archive.ics.uci.edu/static/public/240/human+activity+recognition+using+smartphones.zip'
@@ -197,29 +79,11 @@ UCI_HAR_FILES = {  # sha256, paths relative to `UCI HAR Dataset/`
     'test/y_test.txt': '2a94cb53ca46b956c1b2aebd4a09a72badd8a8e9ea9cdfe9f31b3306a08666bb',
     'test/subject_test.txt': '63b8c577f4a85431c06bd87f6384608c90a9f72f05c7956dd21255dc63515c07',
 }
-_UCI_SIGNAL_BLOBS = """
-d7ff0d4ad07a340e4393eafe56d11e288e66d130  929fde6b878e777f408626f624f836da08f4fe3a  train/Inertial Signals/body_acc_x_train.txt
-e65ebe65201cbdabcab402bc48e68fd2ca14dc42  8176fab7248c2ed4f9f81ab269477bf382817ca7  train/Inertial Signals/body_acc_y_train.txt
-f563e7cc41f8055f28ef280858a5abc796aaf1ca  a39df0ded2436e9780bc5bd342aea3e600d8935d  train/Inertial Signals/body_acc_z_train.txt
-3370ae82b8f9f731178db1f19b96fb37f6807e33  03a8e30004b496a2dc4d3ae86d4780b17dea67c4  train/Inertial Signals/body_gyro_x_train.txt
-7bfd0c692e28f5b6ad50d600b7b6115ba3ae46cc  83c9bd1900438683f205be232fc3c9f4490cf1df  train/Inertial Signals/body_gyro_y_train.txt
-47b249fdc5cf56d8d9af1e4de9f3a862171aaccb  27be709838197209bd9bbae0c718c537e4ea9052  train/Inertial Signals/body_gyro_z_train.txt
-065f256a01e80c186c537bf3d8914561d3ef2d2f  b22467a24b422d35f7862e2049c4feeb78e3dd49  train/Inertial Signals/total_acc_x_train.txt
-296d4bea280d5aee99aba37154baa108dbf46a42  e2b9ed7ba2a3b85cc0ecc3dd560b3fea845d926c  train/Inertial Signals/total_acc_y_train.txt
-0b4478a83d2143908372a3d26c303dfd0542c07e  939ca92650c1f9958343da1d5b0dc76544175ff5  train/Inertial Signals/total_acc_z_train.txt
-7bab0da74959c441017a5fe0589e21f2f11fa871  43cc8b67728804ae0f47cdade4776bb4710b560f  test/Inertial Signals/body_acc_x_test.txt
-c8be4e8dceb829cbb3736a84b1a7acd848951e68  798f707479b1e8b86d983d562f0da173540a28da  test/Inertial Signals/body_acc_y_test.txt
-7b8d432a7bbb6de641b31cc6c0e60bb3eb1e52f6  54995aa9d1bc13a1cb38e34b0f08eb4672d18d9b  test/Inertial Signals/body_acc_z_test.txt
-12b9cbeb0ad6e513eddedacc8a9de7cb3a499de7  19908204424d87d963d1d1319639428800234570  test/Inertial Signals/body_gyro_x_test.txt
-6bb5b55af6eeb5539da977a19cc0aface531a9e6  f08e94b66e1f02abc984e994d9cbfde3c875072b  test/Inertial Signals/body_gyro_y_test.txt
-2f5db159780941c54f69552f69c7049b01eb1f56  8e0c93642c7fbe17f2b1c509909c89ea677c8e99  test/Inertial Signals/body_gyro_z_test.txt
-b9be6f1e8b3eb0fe3e4c787f4b1fda5b6ed08353  8aea0be2cecb04c78d79353d63f43bcc03f6eafe  test/Inertial Signals/total_acc_x_test.txt
-0e0cf5409b67e5dc61f8dd9d0ac52ae3b9f15b5e  ae51100d85dfe6228df72e22162b398b59c8577f  test/Inertial Signals/total_acc_y_test.txt
-7712b8a440954da188d87636c83ee10090ae5f33  fe8c13f3ef7aa9e8d1d72135a55abda167ec9a3f  test/Inertial Signals/total_acc_z_test.txt
-"""
-# git blob ids (as distributed, LF-normalized) of the inertial-signal files
-UCI_HAR_SIGNAL_BLOBS = {path: (orig, lf) for orig, lf, path in (line.split(None, 2) for line in _UCI_SIGNAL_BLOBS.strip().splitlines())}
 
+# %% ../nbs/01_data.ipynb #d8b0dc81
+UCI_HAR_SIGNAL_BLOBS = {path: tuple(ids) for path, ids in _package_json('uci_har_signal_blobs.json').items()}
+
+# %% ../nbs/01_data.ipynb #85d68c10
 def git_blob_id(data: bytes) -> str:
     "The id git gives a file with these bytes (`git hash-object`)."
     return hashlib.sha1(b'blob %d\0' % len(data) + data).hexdigest()
@@ -228,6 +92,7 @@ def git_blob_id(data: bytes) -> str:
 class ChecksumError(ValueError):
     "A data file whose bytes differ from the known ones (truncated, altered, or another version)."
 
+# %% ../nbs/01_data.ipynb #e71a535c
 def check_bytes(data: bytes,  # the file's content
                 name: str,  # what to call the file in the error (archive and member)
                 sha256: str | None = None,  # expected sha256, or None
@@ -272,18 +137,22 @@ class FileTree:
     @staticmethod
     def _match(name, suffix): return name == suffix or name.endswith('/' + suffix)
 
-    def find(self, suffix: str) -> str:
-        "The one stored name ending in `suffix`."
-        hits = [n for n in self.names if self._match(n, suffix)]
-        if len(hits) != 1:
-            raise FileNotFoundError(f"{self.path}: {'no' if not hits else len(hits)} files ending in {suffix!r}"
-                                    + (f": {hits}" if hits else ''))
-        return hits[0]
+# %% ../nbs/01_data.ipynb #96da484c
+@patch
+def find(self: FileTree, suffix: str) -> str:
+    "The one stored name ending in `suffix`."
+    hits = [n for n in self.names if self._match(n, suffix)]
+    if len(hits) != 1:
+        raise FileNotFoundError(f"{self.path}: {'no' if not hits else len(hits)} files ending in {suffix!r}"
+                                + (f": {hits}" if hits else ''))
+    return hits[0]
 
-    def read(self, suffix: str) -> bytes:
-        "The bytes of the file ending in `suffix`."
-        name = self.find(suffix)
-        return (self.path / name).read_bytes() if self._zip is None else self._zip.read(name)
+# %% ../nbs/01_data.ipynb #c4439615
+@patch
+def read(self: FileTree, suffix: str) -> bytes:
+    "The bytes of the file ending in `suffix`."
+    name = self.find(suffix)
+    return (self.path / name).read_bytes() if self._zip is None else self._zip.read(name)
 
 # %% ../nbs/01_data.ipynb #b082daae
 def parse_table(data: bytes,  # whitespace-separated numbers, one row per line
@@ -346,48 +215,62 @@ class HARWindows:
         return (f"HARWindows(source={self.source!r}, windows={len(self)}, x={list(self.x.shape)}, "
                 f"volunteers={len(np.unique(self.subject))}, fingerprint={self.fingerprint!r})")
 
-    def signal(self, name: str) -> np.ndarray:
-        "One signal of every window, [N,128]."
-        return self.x[:, :, HAR_SIGNALS.index(channel_names([name])[0])]
+# %% ../nbs/01_data.ipynb #f262f178
+@patch
+def signal(self: HARWindows, name: str) -> np.ndarray:
+    "One signal of every window, [N,128]."
+    return self.x[:, :, HAR_SIGNALS.index(channel_names([name])[0])]
 
-    def counts(self) -> pd.DataFrame:
-        "Windows per volunteer (rows) and class (columns)."
-        tab = pd.crosstab(pd.Series(self.subject, name='volunteer'), pd.Series(self.y, name='class'))
-        return tab.reindex(columns=range(len(HAR_CLASSES)), fill_value=0).set_axis(HAR_CLASSES, axis=1)
+# %% ../nbs/01_data.ipynb #b74d59dd
+@patch
+def counts(self: HARWindows) -> pd.DataFrame:
+    "Windows per volunteer (rows) and class (columns)."
+    tab = pd.crosstab(pd.Series(self.subject, name='volunteer'), pd.Series(self.y, name='class'))
+    return tab.reindex(columns=range(len(HAR_CLASSES)), fill_value=0).set_axis(HAR_CLASSES, axis=1)
 
-    def arrays(self) -> dict:
-        "The windows and their provenance as plain arrays (what `save` writes)."
-        return dict(x=self.x, y=self.y, subject=self.subject, experiment=self.experiment, start=self.start,
-                    source=np.array(self.source), fingerprint=np.array(self.fingerprint),
-                    meta=np.array(json.dumps(self.meta, sort_keys=True)))
+# %% ../nbs/01_data.ipynb #2a416cbd
+@patch
+def arrays(self: HARWindows) -> dict:
+    "The windows and their provenance as plain arrays (what `save` writes)."
+    return dict(x=self.x, y=self.y, subject=self.subject, experiment=self.experiment, start=self.start,
+                source=np.array(self.source), fingerprint=np.array(self.fingerprint),
+                meta=np.array(json.dumps(self.meta, sort_keys=True)))
 
-    @classmethod
-    def from_arrays(cls, z) -> 'HARWindows':
-        "Windows from what `arrays` returns (or an open .npz of it)."
-        return cls(x=z['x'], y=z['y'], subject=z['subject'], source=str(z['source']), fingerprint=str(z['fingerprint']),
-                   experiment=z['experiment'], start=z['start'], meta=json.loads(str(z['meta'])))
+# %% ../nbs/01_data.ipynb #ed372e51
+@patch(cls_method=True)
+def from_arrays(cls: HARWindows, z) -> 'HARWindows':
+    "Windows from what `arrays` returns (or an open .npz of it)."
+    return cls(x=z['x'], y=z['y'], subject=z['subject'], source=str(z['source']), fingerprint=str(z['fingerprint']),
+               experiment=z['experiment'], start=z['start'], meta=json.loads(str(z['meta'])))
 
-    def digest(self) -> str:
-        "sha256 of the content (windows and provenance), the same in memory and on disk."
-        return content_digest(self.arrays())
+# %% ../nbs/01_data.ipynb #5bd28e63
+@patch
+def digest(self: HARWindows) -> str:
+    "sha256 of the content (windows and provenance), the same in memory and on disk."
+    return content_digest(self.arrays())
 
-    def save(self, f) -> str:
-        "Write to an .npz (path or open binary file), uncompressed so that loading is fast, with the content digest inside; return it."
-        return save_npz(f, self.arrays())
+# %% ../nbs/01_data.ipynb #5c5f6a7e
+@patch
+def save(self: HARWindows, f) -> str:
+    "Write to an .npz (path or open binary file), uncompressed so that loading is fast, with the content digest inside; return it."
+    return save_npz(f, self.arrays())
 
-    @classmethod
-    def load(cls, f, digest: str | None = None  # the content digest the file must have; None checks only the one inside
-            ) -> 'HARWindows':
-        "Read what `save` wrote, checking its content digest; `CacheError` naming the file otherwise."
-        return cls.from_arrays(load_npz(f, digest))
+# %% ../nbs/01_data.ipynb #3d0aac1e
+@patch(cls_method=True)
+def load(cls: HARWindows, f, digest: str | None = None  # the content digest the file must have; None checks only the one inside
+        ) -> 'HARWindows':
+    "Read what `save` wrote, checking its content digest; `CacheError` naming the file otherwise."
+    return cls.from_arrays(load_npz(f, digest))
 
 # %% ../nbs/01_data.ipynb #29446e93
 HAPT_RECIPE = 'medfilt3+butter3_20Hz;gravity=butter3_0.3Hz;L128/step64 in segments of activities 1..6'
 
+# %% ../nbs/01_data.ipynb #1f0c25e3
 def _content_fingerprint(digests: dict) -> str:
     "Short sha256 over the (path, sha256) pairs of the files read."
     return sha256_bytes(''.join(f'{d}  {p}\n' for p, d in sorted(digests.items())).encode())[:16]
 
+# %% ../nbs/01_data.ipynb #7aaa17cb
 def _open_checked(path, marker, expected_sha=None) -> FileTree:
     "`FileTree(path)`, turning an unreadable zip into a `ChecksumError` that names the file."
     try: return FileTree(path, marker)
@@ -397,6 +280,7 @@ def _open_checked(path, marker, expected_sha=None) -> FileTree:
                             + (f", expected {expected_sha}" if expected_sha else '')
                             + ". The file is truncated or altered: delete it and fetch it again") from None
 
+# %% ../nbs/01_data.ipynb #a9150bc7
 def _read_checked(tree: FileTree, rel: str, **expected) -> tuple[bytes, str]:
     "Read `rel` from `tree` and check it; return (bytes, sha256)."
     try: data = tree.read(rel)
@@ -405,6 +289,7 @@ def _read_checked(tree: FileTree, rel: str, **expected) -> tuple[bytes, str]:
                             "(delete it and fetch it again)") from None
     return data, check_bytes(data, f"{tree.path}:{rel}", **expected)
 
+# %% ../nbs/01_data.ipynb #ba8d62da
 def build_hapt_windows(path,  # HAPT archive (.zip, nested zip, or extracted folder)
                        verify: bool = True  # compare every file read with HAPT_FILES
                       ) -> HARWindows:
@@ -467,10 +352,12 @@ HAR_SOURCES = {
                 url=UCI_HAR_URL, download_to='uci_har/human+activity+recognition+using+smartphones.zip'),
 }
 
+# %% ../nbs/01_data.ipynb #fa5bcdce
 def _source(source):
     if source not in HAR_SOURCES: raise ValueError(f"unknown HAR source {source!r}: use one of {list(HAR_SOURCES)}")
     return HAR_SOURCES[source]
 
+# %% ../nbs/01_data.ipynb #e470f256
 def har_path(source: str = 'hapt',  # 'hapt' or 'uci'
              root=None  # data root; default data_dir()
             ) -> Path | None:
@@ -478,6 +365,7 @@ def har_path(source: str = 'hapt',  # 'hapt' or 'uci'
     root = Path(root) if root is not None else data_dir()
     return next((root / p for p in _source(source)['paths'] if (root / p).exists()), None)
 
+# %% ../nbs/01_data.ipynb #fc7e1d05
 def _missing(source, root) -> FileNotFoundError:
     spec, root = _source(source), Path(root)
     want = ' or '.join(str(root / p) for p in spec['paths'])
@@ -500,6 +388,7 @@ def download_file(url: str,  # http(s) or file:// URL
         if check is not None: check(tmp)
     return atomic_write(dest, _write)
 
+# %% ../nbs/01_data.ipynb #053cce0f
 def _check_files(source, path, verify=True):
     "Check the files that `source` reads from `path` (no parsing); raise ChecksumError on a mismatch."
     if source == 'hapt':
@@ -520,6 +409,7 @@ def _archive_digest(path) -> str:
     files = sorted(p for p in path.rglob('*') if p.is_file() and not p.name.startswith('.'))
     return sha256_bytes(''.join(f'{sha256_file(p)}  {p.relative_to(path).as_posix()}\n' for p in files).encode())
 
+# %% ../nbs/01_data.ipynb #a0f8bd4e
 def har_cache_path(source: str,  # 'hapt' or 'uci'
                    path,  # the archive or folder the windows are built from
                    verify: bool = True,  # unverified builds are cached apart
@@ -530,6 +420,7 @@ def har_cache_path(source: str,  # 'hapt' or 'uci'
     digest = digest or _archive_digest(path)
     return cache_dir() / f"har_{source}_{digest[:16]}_{recipe}{'' if verify else '_unverified'}.npz"
 
+# %% ../nbs/01_data.ipynb #06644a0e
 def load_har(source: str = 'hapt',  # 'hapt' (rebuild from raw recordings) or 'uci' (official archive)
              root=None,  # data root; default data_dir() ($PRISM_DATA)
              download: bool = False,  # fetch the archive from its public home when it is missing
@@ -593,6 +484,7 @@ def _ismts(x, y, subject) -> ISMTS:
     t = (torch.arange(x.shape[1], dtype=torch.float32) / HAR_FS).expand(len(x), -1).contiguous()
     return ISMTS(v, torch.ones_like(v), t, torch.from_numpy(y.astype(np.int64)), torch.from_numpy(subject.astype(np.int64) - 1))
 
+# %% ../nbs/01_data.ipynb #4b8d9bbd
 def har_splits(w: HARWindows,  # all windows of a source
                channels='acc_gyro',  # channel set name or list of HAR_SIGNALS names
                seed: int = 0,  # draws the validation volunteers
@@ -632,6 +524,7 @@ def read_uci_har_labels(path=None,  # labels-only zip, full UCI HAR archive or f
         parts.append(pd.DataFrame(dict(split=split, y=cols['y'] - 1, subject=cols['subject'])))
     return pd.concat(parts, ignore_index=True)
 
+# %% ../nbs/01_data.ipynb #87a6d974
 def uci_count_table(w: HARWindows,  # rebuilt (or any) windows
                     uci: pd.DataFrame | None = None  # UCI HAR labels; default read_uci_har_labels()
                    ) -> pd.DataFrame:

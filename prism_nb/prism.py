@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 
 from .core import ISMTS, derive_seed
 from .sampling import augment_mask
@@ -29,6 +30,8 @@ PRISM_VARIANTS = {
     'no_lfeat_no_views': dict(pretrain_feat=False, views=False),
     'no_lsamp_no_views': dict(pretrain_samp=False, views=False),
 }
+
+# %% ../nbs/05_prism.ipynb #68a3215d
 PRISM_VARIANT_NAMES = {
     'full': 'PRISM', 'no_lfeat': 'w/o L_feat', 'no_lsamp': 'w/o L_samp', 'no_efeat': 'w/o E_feat', 'no_esamp': 'w/o E_samp',
     'no_views': 'w/o sampling variations (K=1)', 'avg': 'Average instead of worst-view loss',
@@ -45,6 +48,7 @@ def feature_loss(v_hat: torch.Tensor,  # reconstructed values [B,L,D]
     hidden = m * (1 - m_aug)
     return ((v_hat - v) ** 2 * hidden).sum() / hidden.sum().clamp(min=1)
 
+# %% ../nbs/05_prism.ipynb #46603ad1
 def sampling_loss(m_logits: torch.Tensor,  # reconstructed mask logits [B,L,D]
                   m: torch.Tensor  # the unaugmented mask [B,L,D]
                  ) -> torch.Tensor:
@@ -58,6 +62,7 @@ def view_losses(logits: torch.Tensor,  # [K*B, C], views stacked view-major
     "Cross-entropy of every view, [K, B]."
     return F.cross_entropy(logits, y.repeat(K), reduction='none').view(K, -1)
 
+# %% ../nbs/05_prism.ipynb #ec2222c7
 def aggregate_views(losses: torch.Tensor,  # [K, B] per-view losses
                     how: str = 'max') -> torch.Tensor:
     "Per-sample worst (`max`) or average (`mean`) view loss, averaged over the batch."
@@ -95,118 +100,145 @@ class PRISM(Algorithm):
         self.optimizer = None
         self._g = None
 
-    @classmethod
-    def defaults(cls):
-        return dict(lr=1e-3, weight_decay=0., K=4, r_t=0.5, r_f=0.4, pre_r_t=0.5, pre_r_f=0.4, pretrain_lr=1e-3,
-                    pretrain_patience=5, among_observed=False, aggregate='max', views=True, pretrain_feat=True,
-                    pretrain_samp=True, use_feat=True, use_samp=True, variant='full', seed=0)
+# %% ../nbs/05_prism.ipynb #f23d839e
+@patch(cls_method=True)
+def defaults(cls: PRISM):
+    return dict(lr=1e-3, weight_decay=0., K=4, r_t=0.5, r_f=0.4, pre_r_t=0.5, pre_r_f=0.4, pretrain_lr=1e-3,
+                pretrain_patience=5, among_observed=False, aggregate='max', views=True, pretrain_feat=True,
+                pretrain_samp=True, use_feat=True, use_samp=True, variant='full', seed=0)
 
-    @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'K': (1, 64), 'r_t': (0., .99), 'r_f': (0., .99), 'pre_r_t': (0., .99), 'pre_r_f': (0., .99),
-                'pretrain_lr': (1e-8, 10.), 'pretrain_patience': (1, 1000), 'among_observed': {True, False}, 'aggregate': {'max', 'mean'},
-                'views': {True, False}, 'pretrain_feat': {True, False}, 'pretrain_samp': {True, False}, 'use_feat': {True, False},
-                'use_samp': {True, False}}
+# %% ../nbs/05_prism.ipynb #4588193d
+@patch(cls_method=True)
+def hparam_space(cls: PRISM): return {**super(PRISM, cls).hparam_space(), 'K': (1, 64), 'r_t': (0., .99), 'r_f': (0., .99), 'pre_r_t': (0., .99), 'pre_r_f': (0., .99),
+            'pretrain_lr': (1e-8, 10.), 'pretrain_patience': (1, 1000), 'among_observed': {True, False}, 'aggregate': {'max', 'mean'},
+            'views': {True, False}, 'pretrain_feat': {True, False}, 'pretrain_samp': {True, False}, 'use_feat': {True, False},
+            'use_samp': {True, False}}
 
-    def generator(self, device) -> torch.Generator:
-        "The augmentation generator, on `device`, created once from the seed."
-        if self._g is None or self._g.device.type != torch.device(device).type:
-            self._g = torch.Generator(device=device).manual_seed(derive_seed(self.hparams['seed'], 'prism-augment'))
-        return self._g
+# %% ../nbs/05_prism.ipynb #a32d8afa
+@patch
+def generator(self: PRISM, device) -> torch.Generator:
+    "The augmentation generator, on `device`, created once from the seed."
+    if self._g is None or self._g.device.type != torch.device(device).type:
+        self._g = torch.Generator(device=device).manual_seed(derive_seed(self.hparams['seed'], 'prism-augment'))
+    return self._g
 
-    def augment(self, m: torch.Tensor, K: int, r_t: float, r_f: float) -> torch.Tensor:
-        "K masks T_k(m) per window, stacked view-major: [K*B, L, D]."
-        mk = augment_mask(m.unsqueeze(0).expand(K, *m.shape), r_t, r_f, self.generator(m.device),
-                          among_observed=self.hparams['among_observed'])
-        return mk.reshape(K * m.shape[0], *m.shape[1:])
+# %% ../nbs/05_prism.ipynb #fae96c58
+@patch
+def augment(self: PRISM, m: torch.Tensor, K: int, r_t: float, r_f: float) -> torch.Tensor:
+    "K masks T_k(m) per window, stacked view-major: [K*B, L, D]."
+    mk = augment_mask(m.unsqueeze(0).expand(K, *m.shape), r_t, r_f, self.generator(m.device),
+                      among_observed=self.hparams['among_observed'])
+    return mk.reshape(K * m.shape[0], *m.shape[1:])
 
-    def features(self, v, m, t):
-        "[E_feat(x); E_samp(x)] (the encoders present in this variant)."
-        return torch.cat([e(v, m, t) for e in (self.E_feat, self.E_samp) if e is not None], 1)
+# %% ../nbs/05_prism.ipynb #6232160f
+@patch
+def features(self: PRISM, v, m, t):
+    "[E_feat(x); E_samp(x)] (the encoders present in this variant)."
+    return torch.cat([e(v, m, t) for e in (self.E_feat, self.E_samp) if e is not None], 1)
 
-    def predict(self, v, m, t): return self.head(self.features(v, m, t))
+@patch
+def predict(self: PRISM, v, m, t): return self.head(self.features(v, m, t))
 
-    def drop_decoders(self):
-        "Discard the pretraining decoders."
-        self.D_feat = self.D_samp = None
+# %% ../nbs/05_prism.ipynb #c2d4b3bd
+@patch
+def drop_decoders(self: PRISM):
+    "Discard the pretraining decoders."
+    self.D_feat = self.D_samp = None
 
-    def pretrain_losses(self, x: ISMTS) -> dict:
-        "L_feat on T(x) through E_feat, L_samp on x through E_samp (tensors)."
-        hp, out = self.hparams, {}
-        if self.E_feat is not None and hp['pretrain_feat']:
-            m_aug = self.augment(x.m, 1, hp['pre_r_t'], hp['pre_r_f'])
-            v_hat = self.D_feat(self.E_feat(x.v * m_aug, m_aug, x.t))
-            out['L_feat'] = feature_loss(v_hat, x.v, x.m, m_aug)
-        if self.E_samp is not None and hp['pretrain_samp']:
-            out['L_samp'] = sampling_loss(self.D_samp(self.E_samp(x.v, x.m, x.t)), x.m)
-        return out
+@patch
+def for_inference(self: PRISM):
+    "Drop the pretraining decoders, so the weights match those of a trained run."
+    self.drop_decoders(); return self
 
-    def pretrain(self, train: ISMTS, val: ISMTS | None = None, epochs: int = 50, batch_size: int = 64, seed: int = 0,
-                 device=None, progress: bool = True, keep_decoders: bool = False) -> list:
-        "Minimize L_feat + L_samp without labels (the engine's epoch loop); keep the epoch with the lowest source-validation loss."
-        hp = self.hparams; device = torch.device(device) if device is not None else default_device(self); self.to(device)
-        parts = [p for p in (self.E_feat, self.D_feat) if p is not None and hp['pretrain_feat']] + \
-                [p for p in (self.E_samp, self.D_samp) if p is not None and hp['pretrain_samp']]
-        history = []
-        if parts and epochs > 0:
-            opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
-            train = train.to(device); val = val.to(device) if val is not None else None
-            def step(idx):
-                losses = self.pretrain_losses(train[idx])
-                loss = sum(losses.values())
-                opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
-                return {k: v.detach() for k, v in losses.items()}
-            def evaluate():
-                out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
-                return {**out, 'val_loss': sum(out.values())}
-            log = train_epochs(self, step, len(train), epochs, batch_size, torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
-                               evaluate=evaluate if val is not None else None, score_key='val_loss', maximize=False,
-                               patience=hp['pretrain_patience'], progress=progress, desc='PRISM pretrain', device=device)
-            history = log['history']
-        if not keep_decoders: self.drop_decoders()
-        return history
+# %% ../nbs/05_prism.ipynb #2ac87d12
+@patch
+def pretrain_losses(self: PRISM, x: ISMTS) -> dict:
+    "L_feat on T(x) through E_feat, L_samp on x through E_samp (tensors)."
+    hp, out = self.hparams, {}
+    if self.E_feat is not None and hp['pretrain_feat']:
+        m_aug = self.augment(x.m, 1, hp['pre_r_t'], hp['pre_r_f'])
+        v_hat = self.D_feat(self.E_feat(x.v * m_aug, m_aug, x.t))
+        out['L_feat'] = feature_loss(v_hat, x.v, x.m, m_aug)
+    if self.E_samp is not None and hp['pretrain_samp']:
+        out['L_samp'] = sampling_loss(self.D_samp(self.E_samp(x.v, x.m, x.t)), x.m)
+    return out
 
-    def pretrain_signature(self) -> dict:
-        "The hyperparameters pretraining depends on: runs that share them can share pretrained encoders."
-        keys = ('pre_r_t', 'pre_r_f', 'pretrain_lr', 'pretrain_patience', 'among_observed', 'pretrain_feat', 'pretrain_samp',
-                'use_feat', 'use_samp', 'seed')
-        return {k: self.hparams[k] for k in keys}
+# %% ../nbs/05_prism.ipynb #a58fe85d
+@patch
+@torch.no_grad()
+def pretrain_eval(self: PRISM, x: ISMTS, batch_size: int = 1024) -> dict:
+    "Pretraining losses on `x` in eval mode (the augmentation draws are still random)."
+    self.eval(); sums, n = {}, 0
+    for i in range(0, len(x), batch_size):
+        xb = x[i:i + batch_size]
+        for k, v in self.pretrain_losses(xb).items(): sums[k] = sums.get(k, 0.) + v.item() * len(xb)
+        n += len(xb)
+    return {k: s / n for k, s in sums.items()}
 
-    def pretrain_state(self) -> dict:
-        "What a later run needs to continue exactly as after `pretrain`: the weights and the augmentation generator's state."
-        return dict(state_dict={k: v.detach().cpu() for k, v in self.state_dict().items()},
-                    generator=self._g.get_state() if self._g is not None else None,
-                    generator_device=str(self._g.device) if self._g is not None else None)
+# %% ../nbs/05_prism.ipynb #77c35e19
+@patch
+def pretrain(self: PRISM, train: ISMTS, val: ISMTS | None = None, epochs: int = 50, batch_size: int = 64, seed: int = 0,
+             device=None, progress: bool = True, keep_decoders: bool = False) -> list:
+    "Minimize L_feat + L_samp without labels (the engine's epoch loop); keep the epoch with the lowest source-validation loss."
+    hp = self.hparams; device = torch.device(device) if device is not None else default_device(self); self.to(device)
+    parts = [p for p in (self.E_feat, self.D_feat) if p is not None and hp['pretrain_feat']] + \
+            [p for p in (self.E_samp, self.D_samp) if p is not None and hp['pretrain_samp']]
+    history = []
+    if parts and epochs > 0:
+        opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
+        train = train.to(device); val = val.to(device) if val is not None else None
+        def step(idx):
+            losses = self.pretrain_losses(train[idx])
+            loss = sum(losses.values())
+            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+            return {k: v.detach() for k, v in losses.items()}
+        def evaluate():
+            out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
+            return {**out, 'val_loss': sum(out.values())}
+        log = train_epochs(self, step, len(train), epochs, batch_size, torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
+                           evaluate=evaluate if val is not None else None, score_key='val_loss', maximize=False,
+                           patience=hp['pretrain_patience'], progress=progress, desc='PRISM pretrain', device=device)
+        history = log['history']
+    if not keep_decoders: self.drop_decoders()
+    return history
 
-    def load_pretrain_state(self, state: dict):
-        "Restore a `pretrain_state` (decoders dropped), as if `pretrain` had just run."
-        self.drop_decoders(); self.load_state_dict(state['state_dict'])
-        if state['generator'] is not None:
-            self.generator(state['generator_device']).set_state(state['generator'])
-        return self
+# %% ../nbs/05_prism.ipynb #4a3268d0
+@patch
+def pretrain_signature(self: PRISM) -> dict:
+    "The hyperparameters pretraining depends on: runs that share them can share pretrained encoders."
+    keys = ('pre_r_t', 'pre_r_f', 'pretrain_lr', 'pretrain_patience', 'among_observed', 'pretrain_feat', 'pretrain_samp',
+            'use_feat', 'use_samp', 'seed')
+    return {k: self.hparams[k] for k in keys}
 
-    def for_inference(self):
-        "Drop the pretraining decoders, so the weights match those of a trained run."
-        self.drop_decoders(); return self
+# %% ../nbs/05_prism.ipynb #f13930a6
+@patch
+def pretrain_state(self: PRISM) -> dict:
+    "What a later run needs to continue exactly as after `pretrain`: the weights and the augmentation generator's state."
+    return dict(state_dict={k: v.detach().cpu() for k, v in self.state_dict().items()},
+                generator=self._g.get_state() if self._g is not None else None,
+                generator_device=str(self._g.device) if self._g is not None else None)
 
-    @torch.no_grad()
-    def pretrain_eval(self, x: ISMTS, batch_size: int = 1024) -> dict:
-        "Pretraining losses on `x` in eval mode (the augmentation draws are still random)."
-        self.eval(); sums, n = {}, 0
-        for i in range(0, len(x), batch_size):
-            xb = x[i:i + batch_size]
-            for k, v in self.pretrain_losses(xb).items(): sums[k] = sums.get(k, 0.) + v.item() * len(xb)
-            n += len(xb)
-        return {k: s / n for k, s in sums.items()}
+# %% ../nbs/05_prism.ipynb #f78fbb19
+@patch
+def load_pretrain_state(self: PRISM, state: dict):
+    "Restore a `pretrain_state` (decoders dropped), as if `pretrain` had just run."
+    self.drop_decoders(); self.load_state_dict(state['state_dict'])
+    if state['generator'] is not None:
+        self.generator(state['generator_device']).set_state(state['generator'])
+    return self
 
-    def update(self, batch: ISMTS) -> dict:
-        if self.optimizer is None: self.optimizer = self.make_optimizer()
-        hp, B = self.hparams, len(batch)
-        if self.K == 1 and not hp['views']:
-            losses = view_losses(self.predict(batch.v, batch.m, batch.t), batch.y, 1)
-        else:
-            mk = self.augment(batch.m, self.K, hp['r_t'], hp['r_f'])
-            vk = batch.v.repeat(self.K, 1, 1) * mk
-            losses = view_losses(self.predict(vk, mk, batch.t.repeat(self.K, 1)), batch.y, self.K)
-        loss = aggregate_views(losses, hp['aggregate'])
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-        return {'loss': loss.detach(), 'mean_view_loss': losses.mean().detach()}
+# %% ../nbs/05_prism.ipynb #2d22d19c
+@patch
+def update(self: PRISM, batch: ISMTS) -> dict:
+    "One step on the worst of K views of `batch`; returns the loss and the mean view loss (0-d tensors)."
+    if self.optimizer is None: self.optimizer = self.make_optimizer()
+    hp, B = self.hparams, len(batch)
+    if self.K == 1 and not hp['views']:
+        losses = view_losses(self.predict(batch.v, batch.m, batch.t), batch.y, 1)
+    else:
+        mk = self.augment(batch.m, self.K, hp['r_t'], hp['r_f'])
+        vk = batch.v.repeat(self.K, 1, 1) * mk
+        losses = view_losses(self.predict(vk, mk, batch.t.repeat(self.K, 1)), batch.y, self.K)
+    loss = aggregate_views(losses, hp['aggregate'])
+    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    return {'loss': loss.detach(), 'mean_view_loss': losses.mean().detach()}

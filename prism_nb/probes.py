@@ -5,22 +5,23 @@
 # %% ../nbs/15_probes.ipynb #85d1bd54
 from __future__ import annotations
 from functools import partial
-from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 
-from .core import ISMTS, derive_seed, repo_root
+from .core import ISMTS, derive_seed, results_root
 from .sampling import HARC_CONDITIONS
 from .engine import model_device
 from .experiment import (ConfigError, build_algorithm, harc_splits, harc_info, observe, pretrain_checkpoint_path,
-                                 checkpoints_root, results_dir_of, read_record, check_int, task_of, subset_windows)
-from .analysis import evaluation_record, evaluate_saved_runs, _records, _mean_se
+                                 checkpoints_root, read_record, read_records, check_int, task_of, subset_windows)
+from .analysis import evaluation_record
+from .report import summarize, pm
 
 # %% auto #0
 __all__ = ['PROBE_DESIGN', 'PROBE_STAGES', 'PROBE_ENCODERS', 'encoder_embeddings', 'probe_inputs', 'value_probe_r2',
            'pattern_probe_auroc', 'encoder_stages', 'check_probe_design', 'branch_probes', 'probe_record',
-           'probe_records', 'probe_frame', 'probe_table', 'plot_branch_information']
+           'probe_frame', 'probe_table', 'plot_branch_information']
 
 # %% ../nbs/15_probes.ipynb #88adaef5
 PROBE_DESIGN = dict(n_fit=2000, n_eval=1000, alphas=[0.01, 0.1, 1., 10., 100., 1000., 10000.], C=1.0, max_iter=2000, clip_to_fit=True)
@@ -115,6 +116,7 @@ def check_probe_design(design: dict) -> dict:
     if design['C'] <= 0: raise ConfigError(f"C must be positive, got {design['C']}")
     return design
 
+# %% ../nbs/15_probes.ipynb #a9cd31f9
 def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=None) -> dict:
     "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run on HAR-C's source windows."
     check_probe_design(design)
@@ -145,6 +147,7 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
                                           design.get('clip_to_fit', False)))
     return out
 
+# %% ../nbs/15_probes.ipynb #249fc759
 def probe_record(source,  # a PRISM run's record (.json path)
                  design: dict = PROBE_DESIGN, checkpoints_dir=None, force: bool = False) -> dict:
     "Probe the run of `source` once and keep the result as a `harc_probes` evaluation record."
@@ -153,16 +156,10 @@ def probe_record(source,  # a PRISM run's record (.json path)
                              checkpoints_dir=checkpoints_dir, force=force)
 
 # %% ../nbs/15_probes.ipynb #6bfbf1f2
-def probe_records(seeds=range(3), results_dir=None, design: dict = PROBE_DESIGN, variant: str = 'full', progress: bool = True) -> dict:
-    "Probe records of the default PRISM runs on HAR-C; {'made': [(record, 'probes')], 'missing': [(record, why)]}."
-    return evaluate_saved_runs([('probes', dict(method='prism', variant=variant, seed=s), partial(probe_record, design=design)) for s in seeds],
-                               results_dir, progress)
-
 def probe_frame(results_dir=None, design: dict = PROBE_DESIGN):
     "One row per (run, stage, encoder, probe): method, variant, seed, stage, encoder, probe ('r2' or 'auroc'), score."
-    import pandas as pd
     rows = []
-    for r in _records(Path(results_dir or repo_root() / 'results') / 'harc_probes'):
+    for r in read_records(results_root(results_dir) / 'harc_probes'):
         if r['design'] != design: continue
         c = r['config']
         rows += [dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], seed=c['seed'], stage=st, encoder=e, probe=k, score=v)
@@ -170,21 +167,21 @@ def probe_frame(results_dir=None, design: dict = PROBE_DESIGN):
     return pd.DataFrame(rows, columns=['method', 'variant', 'backbone', 'seed', 'stage', 'encoder', 'probe', 'score'])
 
 # %% ../nbs/15_probes.ipynb #b143fa9c
-def probe_table(df) -> "pd.DataFrame":
-    "Mean ± se over seeds: rows (encoder, stage), columns value R² and pattern AUROC, and the number of seeds."
-    import pandas as pd
-    from prism_nb.report import pm
+def probe_table(df) -> pd.DataFrame:
+    "Mean ± se over seeds (the mean alone for one seed): rows (encoder, stage), columns value R² and pattern AUROC, and the number of seeds."
+    st = summarize(df, ['encoder', 'stage', 'probe'], ['score']).set_index(['encoder', 'stage', 'probe'])
     rows = []
-    for (e, st), g in df.groupby(['encoder', 'stage'], sort=False):
-        row = {'encoder': PROBE_ENCODERS[e], 'stage': st}
+    for (e, stage), g in df.groupby(['encoder', 'stage'], sort=False):
+        row = {'encoder': PROBE_ENCODERS[e], 'stage': stage}
         for k, name in (('r2', 'feature values (R²)'), ('auroc', 'sampling patterns (AUROC)')):
-            s = g[g.probe == k].score
-            row[name] = pm(s.mean(), s.std() / np.sqrt(len(s)) if len(s) > 1 else float('nan'), 3)
+            cell = st.loc[(e, stage, k)] if (e, stage, k) in st.index else dict(mean=None, se=None)
+            row[name] = pm(cell['mean'], cell['se'], 3)
         row['seeds'] = g.seed.nunique(); rows.append(row)
     out = pd.DataFrame(rows)
     order = {s: i for i, s in enumerate(PROBE_STAGES)}
     return out.sort_values(['encoder', 'stage'], key=lambda c: c.map(order) if c.name == 'stage' else c).set_index(['encoder', 'stage'])
 
+# %% ../nbs/15_probes.ipynb #628ce53b
 def plot_branch_information(df, axes=None):
     "Two panels: value-probe R² and pattern-probe AUROC of E_feat and E_samp at each stage (mean ± se over seeds)."
     import matplotlib.pyplot as plt, seaborn as sns
@@ -193,7 +190,7 @@ def plot_branch_information(df, axes=None):
     for ax, (k, title, ylabel) in zip(axes, [('r2', 'Feature-value information', 'R² of a linear probe (held-out cells)'),
                                              ('auroc', 'Sampling-pattern information', 'AUROC of a linear probe (8 conditions)')]):
         for e, g in df[df.probe == k].groupby('encoder', sort=False):
-            st = _mean_se(g, 'stage', 'score').set_index('stage').reindex([s for s in PROBE_STAGES if s in set(g.stage)])
+            st = summarize(g, 'stage', ['score']).set_index('stage').reindex([s for s in PROBE_STAGES if s in set(g.stage)])
             ax.errorbar(range(len(st)), st['mean'], st['se'], marker='o', ms=4, capsize=3, color=colors[e], label=PROBE_ENCODERS[e])
             ax.set_xticks(range(len(st)), st.index)
         ax.set_title(title); ax.set_ylabel(ylabel)

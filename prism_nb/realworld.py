@@ -4,21 +4,22 @@
 
 # %% ../nbs/12_realworld.ipynb #63a94278
 from __future__ import annotations
-import json, re
-from pathlib import Path
+import re
 
 import numpy as np
 import pandas as pd
 import torch
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from .core import ISMTS, config_id, repo_root
+from .core import ISMTS, config_id, results_root
 from .algorithms import algorithm_class
 from .clinical import (EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, load_eicu_demo, load_p12, load_p19,
                                unsupported_features, _stratified_val)
 from .pam import PAM_FRACTIONS, sensors_out
 from .engine import predict_logits
-from .experiment import Task, TaskData, ConfigError, register_task, make_config, record_path, check_bool, check_real, read_record
+from .sampling import HARC_CONDITIONS
+from .experiment import Task, TaskData, ConfigError, register_task, make_config, check_bool, check_real, read_records
+from .report import ABLATION_ROWS, harc_records, summarize, wide_table
 
 # %% auto #0
 __all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'REALWORLD_FACTS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics',
@@ -31,12 +32,14 @@ def predict_proba(algo, x: ISMTS, batch_size: int = 1024) -> np.ndarray:
     "Probability of the positive class [N] for a binary task, in eval mode and in chunks."
     return predict_logits(algo, x, batch_size).softmax(-1)[:, 1].float().cpu().numpy()
 
+# %% ../nbs/12_realworld.ipynb #8d578c2a
 def binary_metrics(y, p) -> dict:
     "AUROC and AUPRC in percent; an error (not a NaN) when `y` holds a single class."
     y = np.asarray(y)
     if len(np.unique(y)) < 2: raise ValueError(f"AUROC/AUPRC need both classes; got {len(y)} labels all equal to {y[:1].tolist()}")
     return dict(auroc=float(roc_auc_score(y, p) * 100), auprc=float(average_precision_score(y, p) * 100))
 
+# %% ../nbs/12_realworld.ipynb #2c894de3
 def auroc_score(algo, val: ISMTS) -> float:
     "Source-validation AUROC (percent): the model-selection score of the clinical runs."
     return binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val))['auroc']
@@ -49,6 +52,7 @@ REALWORLD_FACTS = dict(  # (task, input window, distribution shift, what a held-
     p12=('In-hospital mortality', 'first 48 h, irregular times', 'Leave-one-ICU-type-out', 'ICU types'),
     p19=('Sepsis (after 48 h)', 'first 48 h, hourly', 'Train on one hospital system, test on the other', 'hospital systems'))
 
+# %% ../nbs/12_realworld.ipynb #d9509b48
 def clinical_defaults(dataset: str) -> dict:
     "The task-specific config keys of a clinical dataset, with their defaults."
     return dict(experiment='realworld',  # results subfolder (a folder per dataset below it)
@@ -57,6 +61,7 @@ def clinical_defaults(dataset: str) -> dict:
                 mask_only=False,  # zero every value: the model sees the observation mask and times only
                 val_frac=0.2)  # share of each source (domain, label) group used for validation
 
+# %% ../nbs/12_realworld.ipynb #caa895d2
 def check_clinical(cfg: dict):
     "Target, mask_only, val_frac, and a method that can run with this many source domains."
     ds = cfg['dataset']
@@ -70,6 +75,7 @@ def check_clinical(cfg: dict):
         raise ConfigError(f"{cfg['method']} needs several source domains; {ds} has {n_sources} "
                           f"(methods that run with one: {', '.join(method_names(single_source=True))})")
 
+# %% ../nbs/12_realworld.ipynb #0f7f4608
 def clinical_record_stem(cfg: dict) -> tuple:
     "Clinical records: results/realworld/<dataset>/<method>[-variant][-maskonly]_<backbone>_<target>_s<seed>_<id>.json."
     slug = re.sub(r'[^A-Za-z0-9]+', '', cfg['target'])
@@ -80,8 +86,10 @@ def clinical_record_stem(cfg: dict) -> tuple:
 def _values_hidden(x: ISMTS) -> ISMTS:
     return ISMTS(torch.zeros_like(x.v), x.m, x.t, x.y, x.d)
 
+# %% ../nbs/12_realworld.ipynb #a02b99c5
 def _count(x: ISMTS) -> dict: return dict(stays=len(x), positives=int(x.y.sum()))
 
+# %% ../nbs/12_realworld.ipynb #63d7d364
 def load_clinical(cfg: dict) -> TaskData:
     "Source train/validation and the held-out domain's test stays of a clinical config (and an in-domain test set for mask-only runs)."
     data = REALWORLD_DATASETS[cfg['dataset']]()
@@ -99,6 +107,7 @@ def load_clinical(cfg: dict) -> TaskData:
                 **({'indomain': _count(extra['indomain'])} if extra else {}))
     return TaskData(train=train, val=val, tests={'test': test}, info=info, extra=extra)
 
+# %% ../nbs/12_realworld.ipynb #f827b115
 def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
     "Held-out AUROC/AUPRC, the same on source validation, sensors out, and in-domain metrics for mask-only runs."
     test, val = data.tests['test'], data.val
@@ -110,6 +119,7 @@ def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
         x = data.extra['indomain']; out['indomain_metrics'] = binary_metrics(x.y.cpu().numpy(), predict_proba(algo, x))
     return out
 
+# %% ../nbs/12_realworld.ipynb #64aa19d8
 CLINICAL_TASKS = {ds: register_task(Task(
     name=ds, display={'eicu_demo': 'eICU demo', 'p12': 'PhysioNet 2012', 'p19': 'PhysioNet 2019'}[ds], defaults=clinical_defaults(ds),
     check=check_clinical, load=load_clinical, evaluate=evaluate_clinical, record_stem=clinical_record_stem,
@@ -129,14 +139,15 @@ def _is_canonical(r: dict) -> bool:
     except (KeyError, ValueError): return False
     return r.get('id') == config_id(ref)
 
+# %% ../nbs/12_realworld.ipynb #c6dd55b0
 def realworld_records(dataset: str, results_dir=None, experiment: str = 'realworld',
                       canonical_only: bool = True  # keep only runs of the default config (no stray quick runs)
                      ) -> pd.DataFrame:
     "One row per record of `dataset`: method, variant, mask_only, target, seed, test/val/in-domain AUROC and AUPRC, seconds."
-    folder = Path(results_dir or repo_root() / 'results') / experiment / dataset
+    folder = results_root(results_dir) / experiment / dataset
     rows = []
-    for p in sorted(folder.glob('*.json')):
-        r = read_record(p); c = r['config']
+    for r in read_records(folder):
+        c = r['config']
         if canonical_only and not _is_canonical(r): continue
         rows.append(dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], mask_only=c['mask_only'],
                          target=c['target'], seed=c['seed'], auroc=r['metrics']['auroc'], auprc=r['metrics']['auprc'],
@@ -150,11 +161,11 @@ def realworld_records(dataset: str, results_dir=None, experiment: str = 'realwor
     if canonical_only and df.duplicated(key).any(): raise ValueError(f"duplicate canonical records in {folder}")
     return df
 
+# %% ../nbs/12_realworld.ipynb #289840c2
 def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
                       rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM and PRISM
                       results_dir=None, backbone: str = 'cnn') -> tuple:
     "(long summary of mean/se/n per row and column, the column names) of one dataset's canonical runs."
-    from prism_nb.report import summarize
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     recs = realworld_records(dataset, results_dir)
     targets = REALWORLD_TARGETS[dataset]
@@ -173,18 +184,18 @@ def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
     summ = summarize(df, 'row', cols)
     return summ, cols
 
+# %% ../nbs/12_realworld.ipynb #4dcfb5c2
 def realworld_table(dataset: str,  # a key of REALWORLD_DATASETS
                     rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM and PRISM
                     results_dir=None, backbone: str = 'cnn') -> pd.DataFrame:
     "Paper-layout table of one dataset: '<target> AUROC/AUPRC' and 'Avg. AUROC/AUPRC' columns, 'mean ± se' cells."
-    from prism_nb.report import wide_table
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     summ, cols = realworld_summary(dataset, rows, results_dir, backbone)
     return wide_table(summ, 'row', list(rows), cols)
 
+# %% ../nbs/12_realworld.ipynb #3039ee27
 def sensors_out_table(dataset: str, rows: dict | None = None, results_dir=None, backbone: str = 'cnn') -> pd.DataFrame:
     "Held-out AUROC with 0%, 10% .. 50% of the features hidden at test time: per seed the mean over targets, then mean ± se over seeds."
-    from prism_nb.report import summarize, wide_table
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     cols = ['0%'] + [f'{f:.0%}' for f in PAM_FRACTIONS]
     recs = realworld_records(dataset, results_dir)
@@ -228,16 +239,18 @@ def mask_only_summary(datasets=('eicu_demo', 'p12', 'p19'), results_dir=None, me
         if not len(r): continue
         r = r[r.mask_only.astype(bool) & (r.method == method)]
         if not len(r): continue
-        per_seed = r.groupby('seed')[['indomain_auroc', 'auroc']].mean()  # mean over targets within a seed
-        per_target = r.groupby('target').auroc.agg(['mean', 'sem'])  # over seeds
+        per_seed = r.groupby('seed')[['indomain_auroc', 'auroc']].mean().assign(dataset=ds)  # mean over targets within a seed
+        seeds = summarize(per_seed, 'dataset', ['indomain_auroc', 'auroc']).set_index('column')  # over seeds
+        per_target = summarize(r, 'target', ['auroc']).set_index('target').sort_index()  # over seeds
         worst = per_target['mean'].idxmin()
-        out.append(dict(dataset=ds, in_domain_auroc=per_seed.indomain_auroc.mean(), in_domain_se=per_seed.indomain_auroc.sem(),
-                        held_out_auroc=per_seed.auroc.mean(), held_out_se=per_seed.auroc.sem(),
-                        worst_target=worst, worst_auroc=per_target.loc[worst, 'mean'], worst_se=per_target.loc[worst, 'sem'],
+        out.append(dict(dataset=ds, in_domain_auroc=seeds.loc['indomain_auroc', 'mean'], in_domain_se=seeds.loc['indomain_auroc', 'se'],
+                        held_out_auroc=seeds.loc['auroc', 'mean'], held_out_se=seeds.loc['auroc', 'se'],
+                        worst_target=worst, worst_auroc=per_target.loc[worst, 'mean'], worst_se=per_target.loc[worst, 'se'],
                         seeds=r.seed.nunique(), runs=len(r)))
     return pd.DataFrame(out, columns=['dataset', 'in_domain_auroc', 'in_domain_se', 'held_out_auroc', 'held_out_se', 'worst_target',
                                       'worst_auroc', 'worst_se', 'seeds', 'runs'])
 
+# %% ../nbs/12_realworld.ipynb #34f861e9
 def plot_mask_only(summary: pd.DataFrame, ax=None):
     "Grouped bars: in-domain, mean and worst held-out AUROC of the mask-only model per dataset (chance at 50)."
     import matplotlib.pyplot as plt
@@ -255,8 +268,6 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
 # %% ../nbs/12_realworld.ipynb #74b70363
 def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
     "(paper-layout table, long summary) of `ABLATION_ROWS`: HAR-C Avg. and Worst, clinical AUROC/AUPRC averaged over regions."
-    from prism_nb.sampling import HARC_CONDITIONS
-    from prism_nb.report import ABLATION_ROWS, harc_records, summarize, wide_table
     names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
     recs = harc_records(names, seeds, results_dir)
     shifted = [c for c in HARC_CONDITIONS if c != 'Random']

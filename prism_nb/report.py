@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .core import repo_root, atomic_write, results_root
-from .experiment import make_config, record_path, read_record, check_seeds, ConfigError
+from .experiment import make_config, record_path, read_record, read_records, check_seeds, ConfigError
 
 # %% auto #0
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
@@ -21,18 +21,16 @@ __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'AB
            'save_table', 'save_figure', 'check_results_dir', 'is_empty_table', 'publish', 'harc_records',
            'harc_result_table', 'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling', 'backbone_table',
            'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'feature_geometry',
-           'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings', 'compute_ledger',
-           'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
+           'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings', 'cpu_seconds',
+           'compute_ledger', 'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
                  results_dir=None,  # default: <repo>/results
                 ) -> pd.DataFrame:
     "One row per record of `experiment`: config columns, then one column per metric."
-    folder = Path(results_dir or repo_root() / 'results') / experiment
     rows = []
-    for p in sorted(folder.glob('*.json')):
-        r = read_record(p)
+    for r in read_records(results_root(results_dir) / experiment):
         cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v) for k, v in r['config'].items()}
         rows.append({**cfg, 'id': r['id'], **r['metrics'], 'Avg.': r['avg'], 'seconds_per_epoch': r['timing']['seconds_per_epoch'],
                      'pretrain_seconds': r['timing'].get('pretrain_seconds', 0.), 'total_seconds': r['timing']['total_seconds'],
@@ -41,7 +39,7 @@ def load_records(experiment: str = 'harc',  # results subfolder
 
 # %% ../nbs/11_report.ipynb #a76c3233
 def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
-    "Mean, standard error (ddof=1) and count of `cols` per group of `by`; long format (no rows when `df` has none)."
+    "Mean, standard error (std with ddof=1 over sqrt(n); NaN for one row) and count n of each of `cols` per group of `by`, long format."
     if not len(df): return pd.DataFrame(columns=[*([by] if isinstance(by, str) else by), 'column', 'mean', 'se', 'n'])
     g = df.groupby(by, sort=False)[list(cols)]
     mean, std, n = g.mean(), g.std(ddof=1), g.count()
@@ -50,6 +48,7 @@ def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
         out.append(pd.DataFrame({'column': col, 'mean': mean[col], 'se': std[col] / np.sqrt(n[col]), 'n': n[col]}))
     return pd.concat(out).reset_index()
 
+# %% ../nbs/11_report.ipynb #30199557
 def pm(mean: float, se: float, digits: int = 2) -> str:
     "'mean ± se' (or 'mean' alone when se is missing, or '—' when the run is missing)."
     if mean is None or pd.isna(mean): return '—'
@@ -61,6 +60,7 @@ def paper_dir() -> Path:
     "Folder of the paper and its reported numbers: `$PRISM_PAPER`, else `../shared/paper` beside the repo."
     return Path(os.environ.get('PRISM_PAPER') or repo_root().parent / 'shared' / 'paper')
 
+# %% ../nbs/11_report.ipynb #bf08e5df
 def reported(table: str,  # the paper's label, e.g. 'tab:harc'
              path=None) -> pd.DataFrame:
     "The paper's reported numbers of one table."
@@ -85,6 +85,7 @@ def wide_table(summary: pd.DataFrame, row_key: str, rows, cols, digits: int = 2,
         out['seeds'] = [max([cell.get((r, c), (0, 0, 0))[2] for c in cols]) for r in rows]
     return out
 
+# %% ../nbs/11_report.ipynb #277e1522
 def versus_paper(summary: pd.DataFrame, row_key: str, paper: pd.DataFrame, row_map: dict, cols) -> pd.DataFrame:
     "Long table: ours (mean, se, n), the paper's (mean, se) and ours minus the paper's, per row and column."
     ours = {(r[row_key], r['column']): r for _, r in summary.iterrows()}
@@ -117,6 +118,7 @@ def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
     lines += ['| ' + ' | '.join(fmt(v) for v in row) + ' |' for row in d.itertuples(index=False)]
     return '\n'.join(lines) + '\n'
 
+# %% ../nbs/11_report.ipynb #70e43016
 def save_table(df: pd.DataFrame, stem, formats=('md', 'tex', 'csv'), index: bool = True) -> list:
     "Write `df` as `stem.md`, `stem.tex` and `stem.csv`; returns the paths."
     stem = Path(stem); paths = []
@@ -126,6 +128,7 @@ def save_table(df: pd.DataFrame, stem, formats=('md', 'tex', 'csv'), index: bool
     for f in formats: paths.append(atomic_write(stem.with_suffix('.' + f), writers[f]))
     return paths
 
+# %% ../nbs/11_report.ipynb #58b76943
 def save_figure(fig, stem, dpi: int = 150) -> list:
     "Write a matplotlib figure as `stem.pdf` and `stem.png` (no creation date, so a rebuild of the same figure is byte-identical)."
     stem = Path(stem); meta = dict(pdf={'CreationDate': None}, png={})
@@ -141,6 +144,7 @@ def check_results_dir(results_dir=None  # None: the repository's results/
     if next(root.glob('*/**/*.json'), None) is None: raise ConfigError(f"results_dir {root} holds no records (results/<experiment>/*.json)")
     return root
 
+# %% ../nbs/11_report.ipynb #d3c9d3a1
 def is_empty_table(df: pd.DataFrame) -> bool:
     "Whether a table holds no value: every data cell missing or '—'."
     return bool(df.size == 0 or df.map(lambda v: v is None or v == '—' or (isinstance(v, float) and np.isnan(v))).all().all())
@@ -197,6 +201,7 @@ def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM':
                             'threads': r.get('torch_threads')})
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
 
+# %% ../nbs/11_report.ipynb #66524d6a
 def harc_result_table(rows: dict, seeds=range(3), results_dir=None, paper_table: str | None = 'tab:harc',
                       paper_rows: dict | None = None,
                       paper_block: str | None = None,  # only this block of the paper's table (e.g. a backbone of tab:backbone)
@@ -278,8 +283,8 @@ def plot_ceiling(frame: pd.DataFrame,  # `ceiling_frame`
     groups = [(m, t) for m in frame.method.unique() for t in ('Random', 'itself')]
     width = 0.8 / len(groups)
     for i, (m, t) in enumerate(groups):
-        g = frame[(frame.method == m) & (frame.trained_on == t)].groupby('condition').accuracy
-        mean, se = g.mean().reindex(HARC_CONDITIONS), (g.std(ddof=1) / np.sqrt(g.count())).reindex(HARC_CONDITIONS)
+        st = summarize(frame[(frame.method == m) & (frame.trained_on == t)], 'condition', ['accuracy']).set_index('condition')
+        mean, se = st['mean'].reindex(HARC_CONDITIONS), st['se'].reindex(HARC_CONDITIONS)
         ax.bar(np.arange(len(HARC_CONDITIONS)) + (i - (len(groups) - 1) / 2) * width, mean, width, yerr=se, capsize=2,
                label=f"{names.get(m, m)}, trained on {'Random' if t == 'Random' else 'the condition'}",
                color=f'C{i // 2}', alpha=1. if t == 'itself' else .5)
@@ -320,15 +325,15 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
     names = [algorithm_class(m).display for m in BACKBONE_TABLE_METHODS]
     colors = dict(zip(names, sns.color_palette('colorblind', len(names))))
     recs = recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1)) if len(recs) else recs
+    st = summarize(recs, ['row', 'backbone'], ['Random', 'shifted']).set_index(['row', 'backbone', 'column']) if len(recs) else None
     width, labelled, lowest = 0.8 / len(names), set(), 100.
     for ax, col, title in [(axes[0], 'Random', 'Random (source sampling)'), (axes[1], 'shifted', 'Mean of the 7 shifted conditions')]:
         for j, name in enumerate(names):
             for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
-                g = recs[(recs.row == name) & (recs.backbone == b)] if len(recs) else recs
-                if not len(g): continue
-                se = g[col].std() / np.sqrt(len(g)) if len(g) > 1 else 0
-                lowest = min(lowest, g[col].mean() - se)
-                ax.bar(i + (j - (len(names) - 1) / 2) * width, g[col].mean(), width, yerr=se, capsize=1.5, color=colors[name],
+                if st is None or (name, b, col) not in st.index: continue
+                mean, se = st.loc[(name, b, col), ['mean', 'se']]
+                lowest = min(lowest, mean - (0 if pd.isna(se) else se))
+                ax.bar(i + (j - (len(names) - 1) / 2) * width, mean, width, yerr=se, capsize=1.5, color=colors[name],
                        edgecolor='k' if name == 'PRISM' else 'none', label=None if name in labelled else name)
                 labelled.add(name)
         ax.set_xticks(range(len(BACKBONE_TABLE_BACKBONES)), [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES])
@@ -344,9 +349,9 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
 # %% ../nbs/11_report.ipynb #27a419a1
 def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFrame:
     "Per setting (experiment, dataset, backbone): ManyDG runs, those whose same-space term passed `threshold`, and both groups' mean score."
-    root = Path(results_dir or repo_root() / 'results'); rows = []
-    for p in sorted(root.rglob('manydg*.json')):
-        r = read_record(p); c = r['config']
+    rows = []
+    for r in read_records(results_root(results_dir), '**/manydg*.json'):
+        c = r['config']
         if 'history' not in r or c.get('method') != 'manydg' or c.get('variant', 'full') != 'full': continue
         score = r['avg'] if 'avg' in r else r.get('group_avg', r['metrics'].get('auroc') if isinstance(r.get('metrics'), dict) else None)
         rows.append(dict(experiment=c['experiment'], dataset=c.get('dataset', 'harc'), backbone=c['backbone'],
@@ -362,9 +367,9 @@ def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFra
 def harc_collapsed_runs(results_dir=None, factor: float = 1.5) -> pd.DataFrame:
     "Per (method, backbone) with a HAR-C run below `factor` x chance on source validation: runs, collapsed runs, their mean Avg."
     from prism_nb.data import HAR_CLASSES
-    root = Path(results_dir or repo_root() / 'results') / 'harc'; rows = []
-    for p in sorted(root.glob('*.json')):
-        r = read_record(p); c = r['config']
+    rows = []
+    for r in read_records(results_root(results_dir) / 'harc'):
+        c = r['config']
         if c.get('variant', 'full') != 'full' or 'val_acc' not in r: continue
         rows.append(dict(method=c['method'], backbone=c['backbone'], collapsed=r['val_acc'] < factor * 100 / len(HAR_CLASSES), avg=r['avg']))
     df = pd.DataFrame(rows, columns=['method', 'backbone', 'collapsed', 'avg'])
@@ -435,6 +440,7 @@ def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=No
         for name, fig in figs.items(): save_figure(fig, Path(out_dir) / name)
     return figs
 
+# %% ../nbs/11_report.ipynb #b5cc44f5
 def dataset_statistics(seed: int = 0, channels='acc_gyro') -> pd.DataFrame:
     "The HAR-C column of the paper's dataset-statistics table, from the data (the clinical and PAM columns come with their datasets)."
     from prism_nb.data import load_har, har_splits
@@ -492,22 +498,25 @@ def _artefacts_of(kind: str, r: dict) -> list:
     if kind == 'harc_sensitivity': return ['fig:ablations']
     return []
 
+# %% ../nbs/11_report.ipynb #4b7e130d
 def _cell_of(kind: str, r: dict) -> str:
     "What a record measures apart from its seed: its kind, config without the seed, and an evaluation's design."
     c = {k: v for k, v in r['config'].items() if k != 'seed'}
     return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
 
-def _cpu_seconds(r: dict) -> float:
+# %% ../nbs/11_report.ipynb #7e9fcb4b
+def cpu_seconds(r: dict) -> float:
     "CPU seconds a record cost: a run's wall time times its torch threads; an evaluation's own seconds."
     return r['timing']['total_seconds'] * (r.get('torch_threads') or 1) if 'timing' in r else r.get('seconds', 0.)
 
+# %% ../nbs/11_report.ipynb #b56526bc
 def compute_ledger(results_dir=None) -> pd.DataFrame:
     "Per artefact: its records, CPU hours, distinct settings (`cells`) and the fewest/most seeds behind one setting."
-    root = Path(results_dir or repo_root() / 'results'); rows = []
+    root = results_root(results_dir); rows = []
     for p in sorted(root.rglob('*.json')):
         kind = p.relative_to(root).parts[0]
         r = read_record(p)
-        rows += [dict(artefact=a, seconds=_cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
+        rows += [dict(artefact=a, seconds=cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
     df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed'])
     out = df.groupby('artefact').seconds.agg(['count', 'sum']).rename(columns={'count': 'records', 'sum': 'cpu_hours'})
     out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
@@ -518,8 +527,7 @@ def compute_ledger(results_dir=None) -> pd.DataFrame:
 # %% ../nbs/11_report.ipynb #c1260136
 def records_cpu_hours(results_dir=None) -> tuple:
     "(records, CPU hours) of every record under `results_dir`, each counted once."
-    root = Path(results_dir or repo_root() / 'results')
-    secs = [_cpu_seconds(read_record(p)) for p in sorted(root.rglob('*.json'))]
+    secs = [cpu_seconds(read_record(p)) for p in sorted(results_root(results_dir).rglob('*.json'))]
     return len(secs), sum(secs) / 3600
 
 # %% ../nbs/11_report.ipynb #d02a24a9
@@ -553,6 +561,7 @@ COVERAGE = [  # (label, files, status, reason)
     ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced', "rendered from the library's defaults; PAM has no row (no signals)"),
 ]
 
+# %% ../nbs/11_report.ipynb #b8a03aad
 def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
     "(status, reason) of tab:backbone from its records: reproduced once every (backbone, method) cell has `min_seeds` seeds."
     from prism_nb.backbones import BACKBONE_DISPLAY
@@ -570,6 +579,7 @@ def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
                                   + '; '.join(f"{b}: {', '.join(ms)}" for b, ms in short.items())
                                   + ". PRISM's epoch costs several ERM epochs on the same backbone (tables/bench.md, x_erm_same_backbone), so the sweep spans several 2-core sessions")
 
+# %% ../nbs/11_report.ipynb #731cf1d0
 def coverage_table(results_dir=None) -> pd.DataFrame:
     "The coverage map as a table: label, kind, files, status, reason, and the fewest-most seeds behind one setting (from the ledger)."
     df = pd.DataFrame(COVERAGE, columns=['label', 'files', 'status', 'reason'])
@@ -581,6 +591,7 @@ def coverage_table(results_dir=None) -> pd.DataFrame:
     df['seeds'] = df.label.map(seeds).fillna('')
     return df
 
+# %% ../nbs/11_report.ipynb #6a7e7497
 def paper_labels(tex=None) -> list:
     "Every fig:/tab: label of the paper's LaTeX source."
     import re

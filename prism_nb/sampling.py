@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from .core import derive_seed
+from .core import derive_seed, load_plugins
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'HARC_CONDITIONS',
@@ -241,6 +241,7 @@ def condition_masks(name: str,  # condition name, a key of `CONDITIONS`
                     seed: int = 0  # fixes the draw
                    ) -> torch.Tensor:
     "Masks [n,L,D] (float32, CPU) of `n` windows under condition `name`, exactly `floor(L*rate)*D` cells each."
+    if name not in CONDITIONS: load_plugins()  # an installed package may register it (entry points, once per process)
     if name not in CONDITIONS: raise ValueError(f"unknown condition {name!r}; valid: {', '.join(CONDITIONS)}")
     if n < 1: raise ValueError(f"need at least one window, got n={n}")
     if D < 1: raise ValueError(f"need at least one channel, got D={D}")

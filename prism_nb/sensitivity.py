@@ -4,14 +4,12 @@
 
 # %% ../nbs/16_sensitivity.ipynb #6c2ba1d3
 from __future__ import annotations
-from pathlib import Path
+import pandas as pd
 
-import numpy as np
-
-from .core import repo_root
+from .core import results_root
 from .algorithms import algorithm_class, method_names
 from .experiment import ConfigError, make_config, record_path, read_record
-from .analysis import _mean_se
+from .report import summarize, pm, cpu_seconds
 
 # %% auto #0
 __all__ = ['SENSITIVITY_GRID', 'SENSITIVITY_EXPERIMENT', 'SENSITIVITY_LABELS', 'check_sensitivity_grid', 'sensitivity_points',
@@ -35,6 +33,7 @@ def check_sensitivity_grid(grid: dict) -> dict:
                 raise ConfigError(f"{k} must be in [0, 1), got {v!r}")
     return grid
 
+# %% ../nbs/16_sensitivity.ipynb #4791fcac
 def sensitivity_points(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) -> list:
     "(parameter, value, seed, config) for every grid point and seed; the default value maps to the default PRISM config."
     check_sensitivity_grid(grid)
@@ -47,6 +46,7 @@ def sensitivity_points(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) 
                 out.append((k, v, s, cfg))
     return out
 
+# %% ../nbs/16_sensitivity.ipynb #6f96b860
 def sensitivity_configs(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) -> list:
     "The distinct configs of `sensitivity_points` (for `run_sweep`), seed by seed so a partial sweep gives whole curves."
     seen, out = set(), []
@@ -60,13 +60,12 @@ def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir
                       complete_seeds: bool = True,  # keep, per curve, only the seeds recorded at all its values
                       **common):
     "One row per recorded grid point and seed: parameter, value, seed, HAR-C Avg., CPU seconds, pretraining reused."
-    import pandas as pd
-    results_dir = Path(results_dir or repo_root() / 'results'); rows = []
+    results_dir = results_root(results_dir); rows = []
     for k, v, s, cfg in sensitivity_points(seeds, grid, **common):
         p = record_path(cfg, results_dir)
         if not p.exists(): continue
         r = read_record(p)
-        rows.append(dict(parameter=k, value=v, seed=s, avg=r['avg'], cpu_seconds=r['timing']['total_seconds'] * (r.get('torch_threads') or 1),
+        rows.append(dict(parameter=k, value=v, seed=s, avg=r['avg'], cpu_seconds=cpu_seconds(r),
                          pretrain_reused=r.get('pretrain_reused') is not None))
     df = pd.DataFrame(rows, columns=['parameter', 'value', 'seed', 'avg', 'cpu_seconds', 'pretrain_reused'])
     if complete_seeds and len(df):
@@ -75,31 +74,29 @@ def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir
         df = df[full].reset_index(drop=True)
     return df
 
-def sensitivity_table(df) -> "pd.DataFrame":
-    "HAR-C Avg. mean ± se per parameter value, with the number of seeds."
-    from prism_nb.report import pm
-    st = _mean_se(df, ['parameter', 'value'], 'avg')
+# %% ../nbs/16_sensitivity.ipynb #5d481afc
+def sensitivity_table(df) -> pd.DataFrame:
+    "HAR-C Avg. mean ± se per parameter value (the mean alone for one seed), with the number of seeds."
+    st = summarize(df, ['parameter', 'value'], ['avg'])
     st['HAR-C Avg.'] = [pm(m, s) for m, s in zip(st['mean'], st['se'])]
     st['value'] = [f'{v:g}' for v in st['value']]  # K as 4, not 4.0, beside the rates
-    return st.rename(columns={'count': 'seeds'}).set_index(['parameter', 'value'])[['HAR-C Avg.', 'seeds']]
+    return st.rename(columns={'n': 'seeds'}).set_index(['parameter', 'value'])[['HAR-C Avg.', 'seeds']]
 
 # %% ../nbs/16_sensitivity.ipynb #39ffa69e
-def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> "pd.DataFrame":
-    "Per method: HAR-C Avg. and CPU minutes per run (mean and se over the recorded seeds)."
-    import pandas as pd
-    results_dir = Path(results_dir or repo_root() / 'results'); rows = []
+def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataFrame:
+    "Per method: HAR-C Avg. and CPU minutes per run (mean and se over the recorded seeds; se NaN for one seed)."
+    results_dir = results_root(results_dir); rows = []
     for m in methods or method_names():
         for s in seeds:
             p = record_path(make_config(method=m, seed=s), results_dir)
             if p.exists():
                 r = read_record(p)
-                rows.append(dict(method=m, seed=s, avg=r['avg'], cpu_minutes=r['timing']['total_seconds'] * (r.get('torch_threads') or 1) / 60))
+                rows.append(dict(method=m, seed=s, avg=r['avg'], cpu_minutes=cpu_seconds(r) / 60))
     df = pd.DataFrame(rows, columns=['method', 'seed', 'avg', 'cpu_minutes'])
-    out = []
-    for m, g in df.groupby('method', sort=False):
-        se = lambda c: g[c].std() / np.sqrt(len(g)) if len(g) > 1 else float('nan')
-        out.append(dict(method=m, name=algorithm_class(m).display, avg=g.avg.mean(), avg_se=se('avg'),
-                        cpu_minutes=g.cpu_minutes.mean(), cpu_minutes_se=se('cpu_minutes'), seeds=len(g)))
+    st = summarize(df, 'method', ['avg', 'cpu_minutes']).set_index(['method', 'column'])
+    out = [dict(method=m, name=algorithm_class(m).display, avg=st.loc[(m, 'avg'), 'mean'], avg_se=st.loc[(m, 'avg'), 'se'],
+                cpu_minutes=st.loc[(m, 'cpu_minutes'), 'mean'], cpu_minutes_se=st.loc[(m, 'cpu_minutes'), 'se'], seeds=st.loc[(m, 'avg'), 'n'])
+           for m in df.method.unique()]
     return pd.DataFrame(out, columns=['method', 'name', 'avg', 'avg_se', 'cpu_minutes', 'cpu_minutes_se', 'seeds'])
 
 # %% ../nbs/16_sensitivity.ipynb #c27ede86
@@ -111,7 +108,7 @@ def plot_ablations(sens, eff, axes=None):
     for ax, k in zip(axes, SENSITIVITY_GRID):
         g = sens[sens.parameter == k]
         if len(g):
-            st = _mean_se(g, 'value', 'avg').sort_values('value')
+            st = summarize(g, 'value', ['avg']).sort_values('value')
             ax.errorbar(st.value, st['mean'], st.se, marker='o', ms=4, capsize=3, color=CB[0])
             d = st[st.value == defaults[k]]
             ax.plot(d.value, d['mean'], 'o', ms=9, mfc='none', mec=CB[3], label='default')

@@ -1,8 +1,11 @@
 """paper.ipynb renders every artefact from records; missing runs show as missing, never as zeros."""
 import subprocess, sys
 import pandas as pd
+from prism_nb.experiment import run
 
 def test_paper_with_no_records(root, tmp_path):
+    "A results folder whose one record (64 windows, 1 epoch) no table asks for: every table says '—', nothing is zero."
+    run(dict(method='erm', max_windows=64, epochs=1), results_dir=tmp_path / 'empty', progress=False)  # an empty folder is refused (test_faults)
     out = tmp_path / 'paper.ipynb'
     cmd = [sys.executable, '-m', 'papermill', str(root / 'nbs' / 'paper.ipynb'), str(out), '--cwd', str(root / 'nbs'),
            '-p', 'results_dir', str(tmp_path / 'empty'), '-p', 'tables_dir', str(tmp_path / 'tables'), '-p', 'figures_dir', str(tmp_path / 'figures')]
