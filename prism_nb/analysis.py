@@ -15,19 +15,19 @@ from .core import ISMTS, derive_seed, config_id, atomic_write_json, results_root
 from .data import HAR_CLASSES
 from .sampling import (HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment, empirical_rho,
                                mask_following_rate, group_accuracies, worst_group_accuracy, concentrated_steps,
-                               concentration_region, budget_steps)
+                               concentration_region, budget_steps, CONCENTRATED_CONDITIONS, REGION_WIDTH, CONCENTRATION)
 from .engine import predict, accuracy, percent_correct, class_accuracies
 from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe, check_real,
                                  task_of, load_model, read_record, read_records, versions, results_dir_of, make_config, record_path)
-from .report import summarize, pm, reported, paper_dir
+from .report import summarize, pm, reported, paper_dir, harc_records
 
 # %% auto #0
 __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',
            'load_shortcut', 'evaluate_shortcut', 'shortcut_record_stem', 'evaluation_path', 'evaluation_record',
            'check_severity_design', 'severity_curves', 'concentration_masks', 'concentration_grid',
            'evaluate_saved_runs', 'section3_evaluations', 'severity_frame', 'shortcut_frame', 'concentration_frame',
-           'plot_analysis_severity_shortcut', 'plot_backbone_severity', 'harc_bias_summary', 'plot_dg_shortcut',
-           'concentration_table', 'section3_findings']
+           'concentration_ceiling_frame', 'plot_analysis_severity_shortcut', 'plot_backbone_severity',
+           'harc_bias_summary', 'plot_dg_shortcut', 'concentration_table', 'plot_concentration', 'section3_findings']
 
 # %% ../nbs/14_analysis.ipynb #5bfe7a1c
 SHORTCUT_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'}, experiment='harc_shortcut',  # its own masks
@@ -210,12 +210,30 @@ def shortcut_frame(results_dir=None):
 
 # %% ../nbs/14_analysis.ipynb #5f7167d8
 def concentration_frame(results_dir=None):
-    "One row per (record, region, width, share): method, seed, accuracy."
+    "One row per (record, region, width, share): method (with its variant when not the full one, e.g. 'prism (span)'), seed, accuracy."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_concentration'):
         c = r['config']
         if r['design'] != CONCENTRATION_DESIGN or c['channels'] != 'acc_gyro': continue
-        rows += [dict(method=c['method'], backbone=c['backbone'], seed=c['seed'], **x) for x in r['results']]
+        method = c['method'] if c.get('variant', 'full') == 'full' else f"{c['method']} ({c['variant']})"
+        rows += [dict(method=method, backbone=c['backbone'], seed=c['seed'], **x) for x in r['results']]
+    return pd.DataFrame(rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy'])
+
+# %% ../nbs/14_analysis.ipynb #afb2ef03
+def concentration_ceiling_frame(methods=('erm',),  # methods with records trained on the concentrated conditions
+                                seeds=range(10),  # seeds looked up (missing ones left out)
+                                results_dir=None,  # default <repo>/results
+                                **common  # settings the runs share, as for `harc_records`
+                               ) -> pd.DataFrame:
+    "Rows as `concentration_frame`: each record trained on a concentrated setting, scored on that setting; method '<method>, trained on it'."
+    settings = {name: (where, width, 1.0) for name, (where, width) in CONCENTRATED_CONDITIONS.items()}
+    settings.update({name: (name.lower(), REGION_WIDTH, CONCENTRATION) for name in ('First', 'Last', 'Mid')})  # the benchmark's
+    rows = []
+    for m in methods:
+        for name, (where, width, share) in settings.items():
+            recs = harc_records({name: {'method': m, 'train_condition': name}}, seeds, results_dir, **common)
+            rows += [dict(method=f'{m}, trained on it', backbone='cnn', seed=r.seed, region=where, width=width, share=share,
+                          accuracy=r[name]) for _, r in recs.iterrows()]
     return pd.DataFrame(rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy'])
 
 # %% ../nbs/14_analysis.ipynb #1e3746eb
@@ -310,6 +328,29 @@ def concentration_table(conc):
     out = st.pivot_table(index=['method', 'width'], columns='share', values='cell', aggfunc='first', sort=False)
     out['seeds'] = st.groupby(['method', 'width'], sort=False)['n'].max()
     return out
+
+# %% ../nbs/14_analysis.ipynb #3e9e8a02
+def plot_concentration(conc,  # `concentration_frame`, with the rows of `concentration_ceiling_frame` if any
+                       widths=(0.2, 0.3, 0.4),  # one panel each
+                       axes=None):
+    "Accuracy (mean over the three regions, ± se over seeds) vs. share of the steps inside the region, a panel per width, a line or point per method."
+    import matplotlib.pyplot as plt, seaborn as sns
+    if axes is None: _, axes = plt.subplots(1, len(widths), figsize=(3.6 * len(widths), 3.3), sharey=True)
+    methods = list(dict.fromkeys(conc.method)) if len(conc) else []
+    colors = dict(zip(methods, sns.color_palette('colorblind', max(len(methods), 1))))
+    for ax, w in zip(axes, widths):
+        g = conc[(conc.width == w) & (conc.share != 'uniform')] if len(conc) else conc
+        for m in methods:
+            x = g[g.method == m]
+            if not len(x): continue
+            per_seed = x.groupby(['share', 'seed']).accuracy.mean().reset_index()  # mean over the three regions
+            st = summarize(per_seed, 'share', ['accuracy']).sort_values('share')
+            ax.errorbar(st['share'].astype(float), st['mean'], yerr=st['se'].fillna(0), marker='o', capsize=2, color=colors[m],
+                        linestyle='-' if len(st) > 1 else 'none', label=f"{m} ({int(st['n'].max())} seeds)")
+        ax.set_title(f'steps inside {w:.0%} of the window'); ax.set_xlabel('share of the steps inside the region')
+    axes[0].set_ylabel('accuracy (%)')
+    if methods: axes[-1].legend(fontsize=7, loc='lower left')
+    return axes
 
 # %% ../nbs/14_analysis.ipynb #060d6cc5
 def _severity_finding(sev) -> str | None:

@@ -766,6 +766,7 @@ def check_harc(cfg: dict):
     except ValueError as e: raise ConfigError(f"rate: {e}") from None
     if cfg['max_windows'] is not None: cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], 2)
     tc = cfg.get('train_condition', 'Random')
+    if tc not in CONDITIONS: load_plugins()  # an installed package may register it
     if tc not in CONDITIONS:
         raise ConfigError(f"unknown train_condition {tc!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
     if tc == 'Random': cfg.pop('train_condition', None)  # the default leaves the config, so the ids of Random-trained runs never change

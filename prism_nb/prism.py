@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 
 from .core import ISMTS, derive_seed
-from .sampling import augment_mask
+from .sampling import augment_mask, span_mask
 from .backbones import make_backbone, Decoder
 from .algorithms import Algorithm, register_algorithm
 from .engine import train_epochs, shuffled_batches, model_device, default_device
@@ -105,14 +105,14 @@ class PRISM(Algorithm):
 def defaults(cls: PRISM):
     return dict(lr=1e-3, weight_decay=0., K=4, r_t=0.5, r_f=0.4, pre_r_t=0.5, pre_r_f=0.4, pretrain_lr=1e-3,
                 pretrain_patience=5, among_observed=False, aggregate='max', views=True, pretrain_feat=True,
-                pretrain_samp=True, use_feat=True, use_samp=True, variant='full', seed=0)
+                pretrain_samp=True, use_feat=True, use_samp=True, variant='full', seed=0, r_s=0.)
 
 # %% ../nbs/05_prism.ipynb #4588193d
 @patch(cls_method=True)
 def hparam_space(cls: PRISM): return {**super(PRISM, cls).hparam_space(), 'K': (1, 64), 'r_t': (0., .99), 'r_f': (0., .99), 'pre_r_t': (0., .99), 'pre_r_f': (0., .99),
             'pretrain_lr': (1e-8, 10.), 'pretrain_patience': (1, 1000), 'among_observed': {True, False}, 'aggregate': {'max', 'mean'},
             'views': {True, False}, 'pretrain_feat': {True, False}, 'pretrain_samp': {True, False}, 'use_feat': {True, False},
-            'use_samp': {True, False}}
+            'use_samp': {True, False}, 'r_s': (0., .99)}
 
 # %% ../nbs/05_prism.ipynb #a32d8afa
 @patch
@@ -124,10 +124,13 @@ def generator(self: PRISM, device) -> torch.Generator:
 
 # %% ../nbs/05_prism.ipynb #fae96c58
 @patch
-def augment(self: PRISM, m: torch.Tensor, K: int, r_t: float, r_f: float) -> torch.Tensor:
+def augment(self: PRISM, m: torch.Tensor, K: int, r_t: float, r_f: float,
+            r_s: float = 0.  # the span component (`span_mask`): 0 for the paper's T
+           ) -> torch.Tensor:
     "K masks T_k(m) per window, stacked view-major: [K*B, L, D]."
     mk = augment_mask(m.unsqueeze(0).expand(K, *m.shape), r_t, r_f, self.generator(m.device),
                       among_observed=self.hparams['among_observed'])
+    mk = span_mask(mk, r_s, self.generator(m.device))  # r_s = 0: unchanged, nothing drawn
     return mk.reshape(K * m.shape[0], *m.shape[1:])
 
 # %% ../nbs/05_prism.ipynb #6232160f
@@ -236,7 +239,7 @@ def update(self: PRISM, batch: ISMTS) -> dict:
     if self.K == 1 and not hp['views']:
         losses = view_losses(self.predict(batch.v, batch.m, batch.t), batch.y, 1)
     else:
-        mk = self.augment(batch.m, self.K, hp['r_t'], hp['r_f'])
+        mk = self.augment(batch.m, self.K, hp['r_t'], hp['r_f'], hp['r_s'])
         vk = batch.v.repeat(self.K, 1, 1) * mk
         losses = view_losses(self.predict(vk, mk, batch.t.repeat(self.K, 1)), batch.y, self.K)
     loss = aggregate_views(losses, hp['aggregate'])

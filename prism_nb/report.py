@@ -196,7 +196,7 @@ def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM':
             p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
             if p.exists():
                 r = read_record(p)
-                out.append({'row': name, 'seed': seed, **r['metrics'], 'Avg.': r['avg'],
+                out.append({'row': name, 'seed': seed, **r['metrics'], 'Avg.': r['avg'], 'val_acc': r.get('val_acc'),
                             'seconds_per_epoch': r['timing']['seconds_per_epoch'], 'total_seconds': r['timing']['total_seconds'],
                             'threads': r.get('torch_threads')})
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
@@ -252,13 +252,15 @@ def ceiling_frame(methods=('erm', 'prism'),  # methods with condition-trained re
 
 # %% ../nbs/11_report.ipynb #eebd4567
 def ceiling_table(frame: pd.DataFrame,  # `ceiling_frame`
-                  names: dict | None = None  # method -> display name
+                  names: dict | None = None,  # method -> display name
+                  methods=('erm', 'prism')  # the columns when `frame` has no rows (else its methods)
                  ) -> pd.DataFrame:
     "Per condition: each method trained on Random and on the condition (mean ± se), and ERM's drop, what training on it recovers, what is left."
     from prism_nb.sampling import HARC_CONDITIONS
     names = names or {}
     f = frame.assign(row=frame.condition, column=frame.method.map(lambda m: names.get(m, m)) + ', trained on ' + frame.trained_on.map({'Random': 'Random', 'itself': 'it'}))
-    cols = [c for m in frame.method.unique() for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")]
+    cols = [c for m in (list(dict.fromkeys(frame.method)) or list(methods)) for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")]
+    if not len(frame): return pd.DataFrame('—', index=pd.Index(HARC_CONDITIONS, name='condition'), columns=cols).assign(seeds=0)
     summ = summarize(f.pivot_table(index=['row', 'seed'], columns='column', values='accuracy').reset_index(), 'row', cols)
     table = wide_table(summ, 'row', HARC_CONDITIONS, cols, index_name='condition')
     mean = {(r.row, r.column): r['mean'] for _, r in summ.iterrows()}
@@ -281,7 +283,7 @@ def plot_ceiling(frame: pd.DataFrame,  # `ceiling_frame`
     names = names or {}
     ax = ax or plt.subplots(figsize=(10, 3.4))[1]
     groups = [(m, t) for m in frame.method.unique() for t in ('Random', 'itself')]
-    width = 0.8 / len(groups)
+    width = 0.8 / max(len(groups), 1)  # no records yet: an empty panel
     for i, (m, t) in enumerate(groups):
         st = summarize(frame[(frame.method == m) & (frame.trained_on == t)], 'condition', ['accuracy']).set_index('condition')
         mean, se = st['mean'].reindex(HARC_CONDITIONS), st['se'].reindex(HARC_CONDITIONS)
@@ -290,7 +292,7 @@ def plot_ceiling(frame: pd.DataFrame,  # `ceiling_frame`
                color=f'C{i // 2}', alpha=1. if t == 'itself' else .5)
     ax.set_xticks(range(len(HARC_CONDITIONS)), HARC_CONDITIONS); ax.set_ylabel('accuracy (%)')
     ax.set_ylim(max(0, frame.accuracy.min() - 10) if len(frame) else 0, 100)
-    ax.legend(ncol=len(groups), loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
+    if groups: ax.legend(ncol=len(groups), loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
     return ax.figure
 
 # %% ../nbs/11_report.ipynb #d99cd856
@@ -480,6 +482,11 @@ def _artefacts_of(kind: str, r: dict) -> list:
     "The paper artefacts a record feeds."
     c = r['config']
     if kind == 'harc':
+        if c.get('train_condition'):  # trained on a shifted condition: the ceiling studies, not the paper's tables
+            from prism_nb.sampling import HARC_CONDITIONS, CONCENTRATED_CONDITIONS
+            tc = c['train_condition']
+            return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + \
+                   (['harc_concentration'] if tc in CONCENTRATED_CONDITIONS or tc in ('First', 'Last', 'Mid') else [])
         if c['channels'] != 'acc_gyro': return ['harc_body_gyro']
         if c['backbone'] != 'cnn': return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + ['tab:backbone', 'fig:backbone_generalization']
         out = ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []  # fig:ablations: the cost panel, and PRISM's default point

@@ -12,14 +12,15 @@ import torch
 from .core import derive_seed, load_plugins
 
 # %% auto #0
-__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'HARC_CONDITIONS',
-           'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask', 'observed_cells', 'channel_counts', 'observed_steps',
-           'is_synchronized', 'register_condition', 'random_condition', 'regular_condition', 'desync_condition',
-           'feature_allocation', 'fixed_feat_condition', 'rand_feat_condition', 'concentration_region',
-           'concentrated_steps', 'first_condition', 'last_condition', 'mid_condition', 'check_budget',
-           'condition_masks', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts',
-           'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies',
-           'worst_group_accuracy', 'environment_ids', 'augment_mask']
+__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'CONCENTRATED_CONDITIONS',
+           'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask', 'observed_cells',
+           'channel_counts', 'observed_steps', 'is_synchronized', 'register_condition', 'random_condition',
+           'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition', 'rand_feat_condition',
+           'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition', 'mid_condition',
+           'concentrated_condition', 'check_budget', 'condition_masks', 'plot_condition_masks',
+           'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks', 'shortcut_assignment',
+           'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy', 'environment_ids',
+           'augment_mask', 'span_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
 def budget_steps(L: int,  # time steps per window
@@ -213,6 +214,20 @@ def last_condition(n, L, D, steps, g):
 def mid_condition(n, L, D, steps, g):
     "Synchronized steps, 80% of them inside the middle 40% of the window."
     return _concentrated(n, L, D, steps, g, 'mid')
+
+# %% ../nbs/02_sampling.ipynb #774a98df
+def concentrated_condition(where: str,  # 'first', 'last' or 'mid'
+                           width: float,  # region width as a share of the window
+                           share: float = 1.  # share of the steps inside the region
+                          ):
+    "A condition `fn(n, L, D, steps, g)`: synchronized steps, `share` of them inside the `where` region of relative `width`."
+    def condition(n, L, D, steps, g): return _concentrated(n, L, D, steps, g, where, share, width)
+    condition.__doc__ = f"Synchronized steps, {share:.0%} of them inside the {where} {width:.0%} of the window."
+    return condition
+
+# %% ../nbs/02_sampling.ipynb #07e9b8b7
+CONCENTRATED_CONDITIONS = {f'{where.title()}{round(100 * width)}': (where, width) for width in (0.2, 0.3) for where in ('first', 'last', 'mid')}
+for _name, (_where, _width) in CONCENTRATED_CONDITIONS.items(): register_condition(_name)(concentrated_condition(_where, _width))
 
 # %% ../nbs/02_sampling.ipynb #17ebb742
 HARC_CONDITIONS = ['Random', 'Regular', 'Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid']  # paper order; Random is the source
@@ -483,3 +498,21 @@ def augment_mask(m: torch.Tensor,  # masks [..., L, D]
     k_f = _capped_count(p[:, 1] * r_f, r_f, float(D))
     hide = (_ranks(key_t) < k_t[:, None]).unsqueeze(-1) | (_ranks(key_f) < k_f[:, None]).unsqueeze(1)
     return (mm * ~hide).reshape(m.shape)
+
+# %% ../nbs/02_sampling.ipynb #2de1562f
+def span_mask(m: torch.Tensor,  # masks [..., L, D]
+              r_s: float,  # largest share of the window to hide as one contiguous stretch, in [0, 1]
+              g: torch.Generator | None = None  # generator on m's device (None: torch's global one)
+             ) -> torch.Tensor:
+    "Hide one run of round(U(0,r_s)*L) consecutive time steps (all features) per window, its start uniform; same shape as `m`."
+    if not 0 <= r_s <= 1: raise ValueError(f"r_s must be in [0, 1], got {r_s}")
+    if m.ndim < 2: raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
+    if r_s == 0: return m
+    *lead, L, D = m.shape
+    mm, dev = m.reshape(-1, L, D), m.device
+    p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
+    width = _capped_count(p[:, 0] * r_s, r_s, float(L))
+    start = (p[:, 1] * (L - width + 1)).floor().long()  # uniform over the L - width + 1 positions where the run fits
+    step = torch.arange(L, device=dev)
+    hide = (step >= start[:, None]) & (step < (start + width)[:, None])
+    return (mm * ~hide.unsqueeze(-1)).reshape(m.shape)

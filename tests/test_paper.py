@@ -9,7 +9,8 @@ def test_paper_with_no_records(root, tmp_path):
     out = tmp_path / 'paper.ipynb'
     cmd = [sys.executable, '-m', 'papermill', str(root / 'nbs' / 'paper.ipynb'), str(out), '--cwd', str(root / 'nbs'),
            '-p', 'results_dir', str(tmp_path / 'empty'), '-p', 'tables_dir', str(tmp_path / 'tables'), '-p', 'figures_dir', str(tmp_path / 'figures')]
-    subprocess.run(cmd, check=True, capture_output=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
     for name in ['harc_sample_masks', 'harc_construction']:
         for ext in ['pdf', 'png']: assert (tmp_path / 'figures' / f'{name}.{ext}').stat().st_size > 1000
     harc = pd.read_csv(tmp_path / 'tables' / 'harc.csv', index_col=0)
