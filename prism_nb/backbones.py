@@ -111,6 +111,7 @@ def sinusoidal_time(tau: torch.Tensor,  # relative times in [0, 1], any shape
     angles = tau[..., None] * freqs
     return torch.cat([angles.sin(), angles.cos()], -1)
 
+# %% ../nbs/03_backbones.ipynb #d83d741a
 class SeFT(nn.Module):
     "Set function over observed (time, value, feature) triplets with attention pooling (Horn et al., 2020)."
     def __init__(self, n_features: int,  # D
@@ -271,6 +272,7 @@ class _GRURecurrence(torch.autograd.Function):
         ddecay = dhd * hs[:-1] if ctx.needs_input_grad[1] else None
         return dgh, ddecay, dw, db
 
+# %% ../nbs/03_backbones.ipynb #6ce698a0
 def gru_recurrence(gi: torch.Tensor,  # input-side gate pre-activations `x W_ih^T + b_ih` of every step, [L,B,3H], gates (r, z, n)
                    w_hh: torch.Tensor,  # hidden-side weights [3H,H], as `nn.GRUCell.weight_hh`
                    b_hh: torch.Tensor,  # hidden-side biases [3H], as `nn.GRUCell.bias_hh`

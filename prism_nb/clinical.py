@@ -95,6 +95,7 @@ def _cache_path(name, cfg):
     key = sha256_bytes(json.dumps(dict(cfg, version=_CACHE_VERSION), sort_keys=True).encode())[:16]
     return cache_dir() / 'clinical' / f'{name}-{key}.npz', key
 
+# %% ../nbs/09_clinical.ipynb #95ca1093
 def _pack(obs, t, y, d, meta: pd.DataFrame, info: dict) -> dict:
     "The arrays of a cache: sparse cells, dense times, labels and domains, the meta columns, `info` as JSON."
     arrays = {f'obs_{k}': v for k, v in obs.items()}
@@ -104,12 +105,14 @@ def _pack(obs, t, y, d, meta: pd.DataFrame, info: dict) -> dict:
         arrays[f'meta_{c}'] = col.astype(str) if col.dtype == object or pd.api.types.is_string_dtype(meta[c]) else col
     return arrays
 
+# %% ../nbs/09_clinical.ipynb #90a94901
 def _unpack(z: dict) -> tuple:
     "(obs, t, y, d, meta, info) from the arrays of `_pack`."
     obs = {k[4:]: z[k] for k in z if k.startswith('obs_')}
     meta = pd.DataFrame({k[5:]: z[k] for k in z if k.startswith('meta_')})
     return obs, z['t'], z['y'], z['d'], meta, json.loads(str(z['info']))
 
+# %% ../nbs/09_clinical.ipynb #a3ca1364
 def _densify(obs, t, y, d, n_features) -> ISMTS:
     "Scatter the observed cells into dense `v`, `m`."
     N, L = t.shape
@@ -120,12 +123,14 @@ def _densify(obs, t, y, d, n_features) -> ISMTS:
     return ISMTS(v, m, torch.from_numpy(t.astype(np.float32)), torch.from_numpy(y.astype(np.int64)),
                  torch.from_numpy(d.astype(np.int64)))
 
+# %% ../nbs/09_clinical.ipynb #df31fd9a
 def _sparse(v: np.ndarray  # dense values [N,L,D] with NaN where unobserved
            ) -> dict:
     "Observed cells of a NaN-coded dense array as sparse lists."
     s, l, f = np.nonzero(~np.isnan(v))
     return dict(stay=s.astype(np.int32), step=l.astype(np.int16), feat=f.astype(np.int16), value=v[s, l, f].astype(np.float32))
 
+# %% ../nbs/09_clinical.ipynb #af9982dd
 def _cached(name, cfg, build, features, domains, source, fingerprint):
     "`name` from its cache, checked against its content digest; built when absent, rebuilt with a warning when damaged."
     path, key = _cache_path(name, cfg)
@@ -159,6 +164,7 @@ def _stratified_val(groups: np.ndarray,  # [n] group code per stay (domain and l
         is_val[idx[:int(round(val_frac * len(idx)))]] = True
     return is_val
 
+# %% ../nbs/09_clinical.ipynb #d0ac392c
 def _check_positives(x: ISMTS, domains, split):
     for k in torch.unique(x.d).tolist():
         if x.y[x.d == k].sum() == 0:
@@ -167,6 +173,7 @@ def _check_positives(x: ISMTS, domains, split):
                              f"Use another target/seed/val_frac or merge domains.")
     if len(x) == 0: raise ValueError(f"the {split} split is empty")
 
+# %% ../nbs/09_clinical.ipynb #6f9732a2
 def domain_split(data: ClinicalData,  # dataset with all stays
                  target: str,  # name of the held-out domain (-> test)
                  seed: int = 0,  # fixes the train/val draw
@@ -193,6 +200,7 @@ def domain_split(data: ClinicalData,  # dataset with all stays
         train, val, test = (standardize(p, mean, std) for p in (train, val, test))
     return train, val, test
 
+# %% ../nbs/09_clinical.ipynb #f08c1b83
 def unsupported_features(data: ClinicalData,  # the dataset that was split
                          train: ISMTS  # the training split from `domain_split`
                         ) -> list:
@@ -253,6 +261,7 @@ def _build_eicu_demo(root, label, unknown_region):
     t = np.tile(np.arange(24, dtype=np.float32), (keep.sum(), 1))
     return _sparse(v[keep]), t, y[keep], d, meta, {'dropped': dropped}
 
+# %% ../nbs/09_clinical.ipynb #9494202b
 def load_eicu_demo(label: str = 'icu',  # 'icu': YAIB's ICU death after 24 h; 'hospital': hospitaldischargestatus
                    unknown_region: str = 'drop',  # stays of hospitals with no region: 'drop' or 'keep' (domain 'Unknown')
                    root=None  # data root; default data_dir()
@@ -294,6 +303,7 @@ def feature_observation_rates(data: ClinicalData,  # a dataset whose `meta` has 
     size = pd.Series(groups).value_counts()
     return df[size.reindex(df.index).to_numpy() >= min_stays]
 
+# %% ../nbs/09_clinical.ipynb #5d6dda0a
 def plot_feature_observation_rates(data: ClinicalData,  # a dataset with 'hospitalid'/'region' in `meta`
                                    by: str = 'hospital',  # 'hospital', 'region' or 'domain'
                                    min_stays: int = 10,  # hospitals with fewer stays are left out
@@ -465,17 +475,9 @@ def _read_p12_set(path  # a set-x.tar.gz holding <set>/<RecordID>.txt files and 
     df['line'] = (np.arange(len(df)) - np.repeat(np.cumsum(nlines) - nlines, nlines) + 2).astype(np.int32)
     return df, out[out.RecordID.isin(members)], members
 
-# %% ../nbs/09_clinical.ipynb #04ea38ce
-def _build_p12(root):
-    paths = [clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False) for s in 'abc']
-    parts = [_read_p12_set(p) for p in paths]
-    where = {}  # RecordID -> 'archive:file', for errors
-    for p, (_, _, members) in zip(paths, parts):
-        for r, m in members.items():
-            if r in where: raise ValueError(f"{p}:{m}: record {r} is also in {where[r]}")
-            where[r] = f'{p}:{m}'
-    df = pd.concat([p[0] for p in parts], ignore_index=True)
-    out = pd.concat([p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True).set_index('RecordID')
+# %% ../nbs/09_clinical.ipynb #0c1ff04d
+def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
+    "The six descriptors of every record, checked (one line each at 00:00, ICUType 1-4): (records x descriptors, which lines are descriptors)."
     # descriptors: one line each at 00:00, in any order among the 00:00 measurements; the descriptor
     # Weight is the first Weight line at 00:00 (two records also chart a Weight at 00:00)
     at0 = (df.hh == 0) & (df.mm == 0)
@@ -494,17 +496,12 @@ def _build_p12(root):
     if not icu.value.isin([1, 2, 3, 4]).all():
         r = icu[~icu.value.isin([1, 2, 3, 4])].iloc[0]
         raise ValueError(f"{where[r.rec]}: line {r.line}: ICUType {r.value:g}, expected 1, 2, 3 or 4")
-    desc = first.pivot(index='rec', columns='param', values='value')
-    series = df[~is_desc]
-    n_empty = int(series.param.isna().sum())
-    known = series.param.isin(P12_FEATURES)
-    n_unknown = int((series.param.notna() & ~known).sum())
-    series = series[known]
-    n_negative = int((series.value < 0).sum())  # -1 and the like: no P12 variable can be negative
-    series = series[series.value >= 0]
-    series = series.assign(t=series.hh + series.mm / 60., feat=pd.Categorical(series.param.astype(str), P12_FEATURES).codes)
-    # one step per distinct timestamp: dense rank of the time within the stay
-    series = series.groupby(['rec', 't', 'feat'], as_index=False, sort=True).value.mean()
+    return first.pivot(index='rec', columns='param', values='value'), is_desc
+
+# %% ../nbs/09_clinical.ipynb #6e74a318
+def _p12_steps(series: pd.DataFrame  # one row per (rec, t, feat), sorted
+               ) -> tuple:
+    "Each measurement's stay and step (one step per distinct time within a stay), and the stays' lengths and times [stays, L] (padded with the last time)."
     recs = np.sort(series.rec.unique())
     stay = np.searchsorted(recs, series.rec.to_numpy())
     new_step = np.r_[True, (np.diff(stay) != 0) | (np.diff(series.t.to_numpy()) != 0)]
@@ -518,6 +515,31 @@ def _build_p12(root):
     t[stay, step] = series.t.to_numpy()
     last = t[np.arange(len(recs)), length - 1]
     t = np.where(np.arange(L)[None] < length[:, None], t, last[:, None])  # padding time: the last observed time
+    return recs, stay, step, length, t
+
+# %% ../nbs/09_clinical.ipynb #04ea38ce
+def _build_p12(root):
+    paths = [clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False) for s in 'abc']
+    parts = [_read_p12_set(p) for p in paths]
+    where = {}  # RecordID -> 'archive:file', for errors
+    for p, (_, _, members) in zip(paths, parts):
+        for r, m in members.items():
+            if r in where: raise ValueError(f"{p}:{m}: record {r} is also in {where[r]}")
+            where[r] = f'{p}:{m}'
+    df = pd.concat([p[0] for p in parts], ignore_index=True)
+    out = pd.concat([p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True).set_index('RecordID')
+    desc, is_desc = _p12_descriptors(df, where)
+    series = df[~is_desc]
+    n_empty = int(series.param.isna().sum())
+    known = series.param.isin(P12_FEATURES)
+    n_unknown = int((series.param.notna() & ~known).sum())
+    series = series[known]
+    n_negative = int((series.value < 0).sum())  # -1 and the like: no P12 variable can be negative
+    series = series[series.value >= 0]
+    series = series.assign(t=series.hh + series.mm / 60., feat=pd.Categorical(series.param.astype(str), P12_FEATURES).codes)
+    # one step per distinct timestamp: dense rank of the time within the stay
+    series = series.groupby(['rec', 't', 'feat'], as_index=False, sort=True).value.mean()
+    recs, stay, step, length, t = _p12_steps(series)
     o = out.reindex(recs)
     meta = pd.DataFrame({'record_id': recs, 'set': o.set.to_numpy().astype(str), 'length': length,
                          'icu_type': desc.ICUType.reindex(recs).to_numpy().astype(int),

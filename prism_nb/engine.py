@@ -123,6 +123,7 @@ def shuffled_batches(n: int,  # windows in the epoch
 # %% ../nbs/06_engine.ipynb #cfcc3dd1
 def _fmt(v): return f'{v:.4g}' if isinstance(v, float) else str(v)
 
+# %% ../nbs/06_engine.ipynb #9cf1910f
 def train_epochs(model: nn.Module,  # its weights are selected and restored
                  step: Callable,  # `step(idx) -> {loss name: 0-d tensor or float}`: one update on the windows `idx`
                  n: int,  # windows per epoch

@@ -256,11 +256,13 @@ def _check_config(cfg, path) -> dict:
         _damaged(path, f"its config differs from what make_config makes of it in {diff}: it was edited by hand or made by another version")
     return cfg
 
+# %% ../nbs/07_experiment.ipynb #3694de5f
 def _check_place(path, name: str, expected: Path):
     "The file `path` must be `expected` (same name, same folder)."
     if path is not None and (Path(path).name != expected.name or Path(path).absolute().parent.resolve() != expected.absolute().parent.resolve()):
         _damaged(path, f"its {name} belongs at {expected}: it was copied or renamed (move it back there, or delete it)")
 
+# %% ../nbs/07_experiment.ipynb #accc4afa
 def check_record(rec, path=None  # the file it was read from (None: a record in memory; its place is not checked)
                 ) -> dict:
     "Raise DamagedRecordError naming the file and the field unless `rec` keeps the record contract; return it."

@@ -94,6 +94,7 @@ def _dense_windows(P: np.ndarray  # loaded PTdict_list.npy: float [N,T,F], or an
     if P.ndim != 3: raise ValueError(f"PTdict_list.npy must hold windows [N,T,F], got shape {P.shape}")
     return P
 
+# %% ../nbs/10_pam.ipynb #10bf964e
 def _find(folder: Path, name: str) -> Path:
     for p in (folder / 'processed_data' / name, folder / name):
         if p.is_file(): return p
@@ -102,12 +103,14 @@ def _find(folder: Path, name: str) -> Path:
         f"arr_outcomes.npy (from {PAM_FIGSHARE}) under {folder / 'processed_data'} (the data root is $PRISM_DATA, "
         f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset).")
 
+# %% ../nbs/10_pam.ipynb #ec775326
 def _read_split(f: Path, trusted_sha256: dict | None) -> tuple:
     "(train, val, test) indices from a plain `.npz` split or Raindrop's pickled `.npy` triple (trusted checksum needed)."
     if f.suffix == '.npz':
         with np.load(f, allow_pickle=False) as z: return tuple(z[p].astype(np.int64) for p in ('train', 'val', 'test'))
     return tuple(np.asarray(a, np.int64) for a in read_npy(f, trusted_sha256))
 
+# %% ../nbs/10_pam.ipynb #f523054d
 def _split_columns(folder: Path, n: int, npz_splits: dict | None, trusted_sha256: dict | None = None) -> dict:
     "Per split k, the part ('train'/'val'/'test') of every window, from split files or the npz."
     files = sorted((folder / 'splits').glob('PAM_split_*.np[yz]'))
@@ -164,6 +167,7 @@ def read_raindrop_pam(folder,  # Raindrop's PAMdata folder (processed_data/, spl
                 dropped=dict(nan_cells=n_nan))
     return ClinicalData(x, ['all'], [f'sensor_{i}' for i in range(F)], f'raindrop-pam({observed}, {hz:g} Hz)', fp, meta, info)
 
+# %% ../nbs/10_pam.ipynb #d09338f9
 def load_pam(root=None,  # data root; default data_dir(); the files go under <root>/pam/
              observed: str = 'nonzero',  # native mask rule, see `read_raindrop_pam`
              trusted_sha256: dict | None = None  # see `read_raindrop_pam`
@@ -228,6 +232,7 @@ def _n_hidden(n_features: int, fraction: float) -> int:
         raise ValueError(f"fraction must be a number in [0, 1), got {fraction!r}")
     return round(fraction * n_features)
 
+# %% ../nbs/10_pam.ipynb #9c393df6
 def fixed_sensor_set(n_features: int,  # F, number of sensors
                      fraction: float,  # share of sensors to hide, in [0, 1)
                      seed: int = 0,  # picks the sensors when no ranking is given
@@ -244,6 +249,7 @@ def fixed_sensor_set(n_features: int,  # F, number of sensors
         order = torch.from_numpy(order.astype(np.int64))
     return order[:n].sort().values
 
+# %% ../nbs/10_pam.ipynb #6469241c
 def sensors_out(x: ISMTS,  # test windows, v/m [B,L,D]
                 fraction: float,  # share of the D sensors to hide, in [0, 1)
                 seed: int = 0,  # fixes which sensors are hidden

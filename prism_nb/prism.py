@@ -16,7 +16,8 @@ from .algorithms import Algorithm, register_algorithm
 from .engine import train_epochs, shuffled_batches, model_device, default_device
 
 # %% auto #0
-__all__ = ['PRISM_VARIANTS', 'PRISM_VARIANT_NAMES', 'feature_loss', 'sampling_loss', 'view_losses', 'aggregate_views', 'PRISM']
+__all__ = ['PRISM_VARIANTS', 'PRISM_VARIANT_NAMES', 'PRISM_ABLATIONS', 'feature_loss', 'sampling_loss', 'view_losses',
+           'aggregate_views', 'PRISM']
 
 # %% ../nbs/05_prism.ipynb #b5606c4a
 PRISM_VARIANTS = {
@@ -29,6 +30,7 @@ PRISM_VARIANTS = {
     'avg': dict(aggregate='mean'),  # average instead of worst-view loss
     'no_lfeat_no_views': dict(pretrain_feat=False, views=False),
     'no_lsamp_no_views': dict(pretrain_samp=False, views=False),
+    'span': dict(r_s=0.4),  # beyond the paper: views with a contiguous gap too (r_s chosen on source validation)
 }
 
 # %% ../nbs/05_prism.ipynb #68a3215d
@@ -36,7 +38,11 @@ PRISM_VARIANT_NAMES = {
     'full': 'PRISM', 'no_lfeat': 'w/o L_feat', 'no_lsamp': 'w/o L_samp', 'no_efeat': 'w/o E_feat', 'no_esamp': 'w/o E_samp',
     'no_views': 'w/o sampling variations (K=1)', 'avg': 'Average instead of worst-view loss',
     'no_lfeat_no_views': 'w/o L_feat and w/o sampling variations', 'no_lsamp_no_views': 'w/o L_samp and w/o sampling variations',
+    'span': 'PRISM + span views',
 }
+
+# %% ../nbs/05_prism.ipynb #948e38b5
+PRISM_ABLATIONS = tuple(v for v in PRISM_VARIANTS if v != 'span')  # the variants of the paper's ablation tables
 
 # %% ../nbs/05_prism.ipynb #911a6af7
 def feature_loss(v_hat: torch.Tensor,  # reconstructed values [B,L,D]

@@ -487,6 +487,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
             tc = c['train_condition']
             return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + \
                    (['harc_concentration'] if tc in CONCENTRATED_CONDITIONS or tc in ('First', 'Last', 'Mid') else [])
+        if c['variant'] == 'span': return ['harc_span', 'harc_concentration']
+        if 'r_s' in c.get('hparams', {}): return ['harc_span_selection']
         if c['channels'] != 'acc_gyro': return ['harc_body_gyro']
         if c['backbone'] != 'cnn': return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + ['tab:backbone', 'fig:backbone_generalization']
         out = ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []  # fig:ablations: the cost panel, and PRISM's default point
@@ -496,6 +498,7 @@ def _artefacts_of(kind: str, r: dict) -> list:
     if kind == 'realworld':
         if c.get('mask_only'): return ['fig:dg_realworld_shortcut']
         if c['dataset'] == 'eicu_demo' and c['method'] in ('erm', 'prism'):
+            if c['variant'] == 'span': return ['eicu_span']
             return (['tab:eicu'] if c['variant'] == 'full' else []) + ['tab:ablation_eicu', 'tab:ablation']
         return [{'eicu_demo': 'tab:eicu', 'p12': 'p12', 'p19': 'p19'}[c['dataset']]]
     if kind == 'harc_shortcut': return ['fig:analysis_severity_shortcut'] + (['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else [])
