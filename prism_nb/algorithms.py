@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
 
-from .core import ISMTS, derive_seed, load_plugins
+from .core import ISMTS, derive_seed, is_registered
 from .backbones import make_backbone
 
 # %% auto #0
@@ -109,8 +109,7 @@ def register_algorithm(name: str):
 def algorithm_class(name: str):
     "The `Algorithm` class registered as `name`; a clear error lists the valid names."
     key = name.lower()
-    if key not in ALGORITHMS: load_plugins()  # an installed package may register it (entry points, once per process)
-    if key not in ALGORITHMS:
+    if not is_registered(key, ALGORITHMS):
         raise ValueError(f"unknown method {name!r}; valid methods: {', '.join(sorted(ALGORITHMS))}")
     return ALGORITHMS[key]
 

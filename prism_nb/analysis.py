@@ -15,7 +15,7 @@ from .core import ISMTS, derive_seed, config_id, atomic_write_json, results_root
 from .data import HAR_CLASSES
 from .sampling import (HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment, empirical_rho,
                                mask_following_rate, group_accuracies, worst_group_accuracy, concentrated_steps,
-                               concentration_region, budget_steps, CONCENTRATED_CONDITIONS, REGION_WIDTH, CONCENTRATION)
+                               concentration_region, budget_steps, check_condition, CONCENTRATION_SETTINGS)
 from .engine import predict, accuracy, percent_correct, class_accuracies
 from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe, check_real,
                                  task_of, load_model, read_record, read_records, versions, results_dir_of, make_config, record_path)
@@ -113,9 +113,7 @@ SEVERITY_DESIGN = dict(conditions=[c for c in HARC_CONDITIONS if c != 'Random'],
 
 def check_severity_design(design: dict) -> dict:
     "Known conditions and fractions in [0, 1]."
-    from prism_nb.sampling import CONDITIONS
-    unknown = [c for c in design['conditions'] if c not in CONDITIONS]
-    if unknown: raise ConfigError(f"unknown condition(s) {unknown}; valid: {', '.join(CONDITIONS)}")
+    for c in design['conditions']: check_condition(c)
     for f in design['fractions']: check_real('fraction', f, 0, 1)
     return design
 
@@ -226,11 +224,9 @@ def concentration_ceiling_frame(methods=('erm',),  # methods with records traine
                                 **common  # settings the runs share, as for `harc_records`
                                ) -> pd.DataFrame:
     "Rows as `concentration_frame`: each record trained on a concentrated setting, scored on that setting; method '<method>, trained on it'."
-    settings = {name: (where, width, 1.0) for name, (where, width) in CONCENTRATED_CONDITIONS.items()}
-    settings.update({name: (name.lower(), REGION_WIDTH, CONCENTRATION) for name in ('First', 'Last', 'Mid')})  # the benchmark's
     rows = []
     for m in methods:
-        for name, (where, width, share) in settings.items():
+        for name, (where, width, share) in CONCENTRATION_SETTINGS.items():
             recs = harc_records({name: {'method': m, 'train_condition': name}}, seeds, results_dir, **common)
             rows += [dict(method=f'{m}, trained on it', backbone='cnn', seed=r.seed, region=where, width=width, share=share,
                           accuracy=r[name]) for _, r in recs.iterrows()]

@@ -15,7 +15,7 @@ import torch
 __all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'cache_dir', 'results_root', 'sha256_file',
            'sha256_bytes', 'atomic_write', 'atomic_write_json', 'json_ready', 'content_digest', 'CacheError',
            'save_npz', 'load_npz', 'digest_path', 'write_cache', 'read_cache', 'cached_arrays', 'config_id',
-           'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins', 'ConfigError']
+           'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins', 'is_registered', 'ConfigError']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -311,6 +311,14 @@ def load_plugins(plugins=None,  # module names and/or .py paths (see `plugin_spe
     for spec in specs:
         if spec not in _PLUGINS: _PLUGINS[spec] = _import_plugin(spec)
     return specs
+
+# %% ../nbs/00_core.ipynb #b86dc451
+def is_registered(name,  # a method, condition or task name
+                  registry: dict  # the registry it belongs in
+                 ) -> bool:
+    "Whether `name` is in `registry`, after importing the installed plugin packages (entry points) when it is not yet."
+    if name not in registry: load_plugins()
+    return name in registry
 
 # %% ../nbs/00_core.ipynb #7addec10
 class ConfigError(ValueError):

@@ -14,9 +14,9 @@ import torch
 from filelock import FileLock, Timeout
 
 from .core import (ISMTS, seed_everything, derive_seed, config_id, atomic_write, atomic_write_json, repo_root, sha256_file,
-                           digest_path, json_ready, load_plugins, PluginError, ConfigError)
+                           digest_path, json_ready, load_plugins, is_registered, PluginError, ConfigError)
 from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, HAR_CLASSES
-from .sampling import HARC_CONDITIONS, CONDITIONS, condition_masks, budget_steps
+from .sampling import HARC_CONDITIONS, check_condition, condition_masks, budget_steps
 from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
 from .engine import (fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts,
@@ -74,8 +74,7 @@ def register_task(task: Task) -> Task:
 # %% ../nbs/07_experiment.ipynb #35c2e36b
 def get_task(name: str) -> Task:
     "The task registered as `name`; a clear error lists the valid names."
-    if name not in TASKS: load_plugins()  # an installed package may register it
-    if name not in TASKS:
+    if not is_registered(name, TASKS):
         raise ConfigError(f"unknown task/dataset {name!r}; valid: {', '.join(TASKS)} (a task of your own: register_task in a plugin, "
                           "and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
     return TASKS[name]
@@ -768,9 +767,7 @@ def check_harc(cfg: dict):
     except ValueError as e: raise ConfigError(f"rate: {e}") from None
     if cfg['max_windows'] is not None: cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], 2)
     tc = cfg.get('train_condition', 'Random')
-    if tc not in CONDITIONS: load_plugins()  # an installed package may register it
-    if tc not in CONDITIONS:
-        raise ConfigError(f"unknown train_condition {tc!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
+    check_condition(tc, 'train_condition')
     if tc == 'Random': cfg.pop('train_condition', None)  # the default leaves the config, so the ids of Random-trained runs never change
 
 # %% ../nbs/07_experiment.ipynb #dceb79e5

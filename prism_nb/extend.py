@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from .core import derive_seed
 from .algorithms import Algorithm, register_algorithm
-from .sampling import CONDITIONS, condition_masks, severity_masks
+from .sampling import check_condition, condition_masks, severity_masks
 from .engine import predict, percent_correct
 from .experiment import make_config, task_of, condition_test_set, check_real
 from .analysis import SEVERITY_DESIGN
@@ -92,8 +92,7 @@ def score_model(model: nn.Module,  # trained; forward(v, m, t) -> logits [B, C]
     task = task_of(cfg)
     conditions = list(task.conditions if conditions is None else conditions)
     if not conditions: raise ValueError(f"no conditions to score on: task {task.name} lists none (Task.conditions), so pass conditions=[...]")
-    unknown = [c for c in conditions if c not in CONDITIONS]
-    if unknown: raise ValueError(f"unknown condition {unknown[0]!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
+    for c in conditions: check_condition(c)
     fractions = [check_real('fraction', f, 0, 1) for f in severities]
     if task.test_windows is None or 'rate' not in cfg: condition_test_set(cfg, conditions[0])  # raises, saying what the task lacks
     x = task.test_windows(cfg); n, L, D = x.shape

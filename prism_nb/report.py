@@ -245,9 +245,8 @@ def ceiling_frame(methods=('erm', 'prism'),  # methods with condition-trained re
         paired = sorted({s for r in same.values() for s in r.get('seed', [])}) or list(check_seeds(seeds))
         base = harc_records({'Random': {'method': m}}, paired, results_dir, **common)
         for c in HARC_CONDITIONS:
-            rows += [dict(method=m, condition=c, trained_on='Random', seed=r.seed, accuracy=r.get(c)) for _, r in base.iterrows()]
-            if c == 'Random': rows += [dict(method=m, condition=c, trained_on='itself', seed=r.seed, accuracy=r.get(c)) for _, r in base.iterrows()]
-            else: rows += [dict(method=m, condition=c, trained_on='itself', seed=r.seed, accuracy=r.get(c)) for _, r in same[c].iterrows()]
+            for trained_on, recs in [('Random', base), ('itself', base if c == 'Random' else same[c])]:  # Random trained on itself is the base
+                rows += [dict(method=m, condition=c, trained_on=trained_on, seed=r.seed, accuracy=r.get(c)) for _, r in recs.iterrows()]
     return pd.DataFrame(rows, columns=['method', 'condition', 'trained_on', 'seed', 'accuracy']).dropna(subset=['accuracy'])
 
 # %% ../nbs/11_report.ipynb #eebd4567
@@ -483,10 +482,9 @@ def _artefacts_of(kind: str, r: dict) -> list:
     c = r['config']
     if kind == 'harc':
         if c.get('train_condition'):  # trained on a shifted condition: the ceiling studies, not the paper's tables
-            from prism_nb.sampling import HARC_CONDITIONS, CONCENTRATED_CONDITIONS
+            from prism_nb.sampling import HARC_CONDITIONS, CONCENTRATION_SETTINGS
             tc = c['train_condition']
-            return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + \
-                   (['harc_concentration'] if tc in CONCENTRATED_CONDITIONS or tc in ('First', 'Last', 'Mid') else [])
+            return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + (['harc_concentration'] if tc in CONCENTRATION_SETTINGS else [])
         if c['variant'] == 'span': return ['harc_span', 'harc_concentration']
         if 'r_s' in c.get('hparams', {}): return ['harc_span_selection']
         if c['channels'] != 'acc_gyro': return ['harc_body_gyro']

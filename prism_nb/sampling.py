@@ -9,18 +9,18 @@ import math
 import numpy as np
 import torch
 
-from .core import derive_seed, load_plugins
+from .core import derive_seed, is_registered, ConfigError
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'CONCENTRATED_CONDITIONS',
-           'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask', 'observed_cells',
-           'channel_counts', 'observed_steps', 'is_synchronized', 'register_condition', 'random_condition',
-           'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition', 'rand_feat_condition',
-           'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition', 'mid_condition',
-           'concentrated_condition', 'check_budget', 'condition_masks', 'plot_condition_masks',
-           'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks', 'shortcut_assignment',
-           'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy', 'environment_ids',
-           'augment_mask', 'span_mask']
+           'CONCENTRATION_SETTINGS', 'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask',
+           'observed_cells', 'channel_counts', 'observed_steps', 'is_synchronized', 'register_condition',
+           'random_condition', 'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition',
+           'rand_feat_condition', 'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition',
+           'mid_condition', 'concentrated_condition', 'check_budget', 'check_condition', 'condition_masks',
+           'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks',
+           'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy',
+           'environment_ids', 'augment_mask', 'span_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
 def budget_steps(L: int,  # time steps per window
@@ -229,6 +229,10 @@ def concentrated_condition(where: str,  # 'first', 'last' or 'mid'
 CONCENTRATED_CONDITIONS = {f'{where.title()}{round(100 * width)}': (where, width) for width in (0.2, 0.3) for where in ('first', 'last', 'mid')}
 for _name, (_where, _width) in CONCENTRATED_CONDITIONS.items(): register_condition(_name)(concentrated_condition(_where, _width))
 
+# %% ../nbs/02_sampling.ipynb #76f97453
+CONCENTRATION_SETTINGS = {**{name: (where, width, 1.) for name, (where, width) in CONCENTRATED_CONDITIONS.items()},
+                          **{name: (name.lower(), REGION_WIDTH, CONCENTRATION) for name in ('First', 'Last', 'Mid')}}  # name -> (region, width, share inside)
+
 # %% ../nbs/02_sampling.ipynb #17ebb742
 HARC_CONDITIONS = ['Random', 'Regular', 'Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid']  # paper order; Random is the source
 BUILTIN_CONDITIONS.update(CONDITIONS)
@@ -247,6 +251,15 @@ def check_budget(m: torch.Tensor,  # masks [n,L,D]
                                   f"budget is {steps}*{m.shape[-1]}={steps * m.shape[-1]}")
     return m
 
+# %% ../nbs/02_sampling.ipynb #221ca863
+def check_condition(name,  # a sampling condition's name
+                    what: str = 'condition'  # what the name was given as, in the error (e.g. 'train_condition')
+                   ) -> str:
+    "`name` when it is a registered condition; ConfigError listing the valid names otherwise."
+    if not is_registered(name, CONDITIONS):
+        raise ConfigError(f"unknown {what} {name!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
+    return name
+
 # %% ../nbs/02_sampling.ipynb #69859545
 def condition_masks(name: str,  # condition name, a key of `CONDITIONS`
                     n: int,  # windows
@@ -256,8 +269,7 @@ def condition_masks(name: str,  # condition name, a key of `CONDITIONS`
                     seed: int = 0  # fixes the draw
                    ) -> torch.Tensor:
     "Masks [n,L,D] (float32, CPU) of `n` windows under condition `name`, exactly `floor(L*rate)*D` cells each."
-    if name not in CONDITIONS: load_plugins()  # an installed package may register it (entry points, once per process)
-    if name not in CONDITIONS: raise ValueError(f"unknown condition {name!r}; valid: {', '.join(CONDITIONS)}")
+    check_condition(name)
     if n < 1: raise ValueError(f"need at least one window, got n={n}")
     if D < 1: raise ValueError(f"need at least one channel, got D={D}")
     steps = budget_steps(L, rate)
