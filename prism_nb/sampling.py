@@ -13,11 +13,13 @@ from .core import derive_seed, is_registered, ConfigError
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'CONCENTRATED_CONDITIONS',
-           'CONCENTRATION_SETTINGS', 'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask',
+           'CONCENTRATION_SETTINGS', 'SEVERITY_KNOBS', 'PAPER_SEVERITY', 'PAPER_SEVERITY_NAMES',
+           'PAPER_SEVERITY_CONDITIONS', 'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask',
            'observed_cells', 'channel_counts', 'observed_steps', 'is_synchronized', 'register_condition',
            'random_condition', 'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition',
            'rand_feat_condition', 'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition',
-           'mid_condition', 'concentrated_condition', 'check_budget', 'check_condition', 'condition_masks',
+           'mid_condition', 'concentrated_condition', 'desync_share_condition', 'check_knob',
+           'nested_feature_condition', 'knob_condition', 'check_budget', 'check_condition', 'condition_masks',
            'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks',
            'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy',
            'environment_ids', 'augment_mask', 'span_mask']
@@ -232,6 +234,63 @@ for _name, (_where, _width) in CONCENTRATED_CONDITIONS.items(): register_conditi
 # %% ../nbs/02_sampling.ipynb #76f97453
 CONCENTRATION_SETTINGS = {**{name: (where, width, 1.) for name, (where, width) in CONCENTRATED_CONDITIONS.items()},
                           **{name: (name.lower(), REGION_WIDTH, CONCENTRATION) for name in ('First', 'Last', 'Mid')}}  # name -> (region, width, share inside)
+
+# %% ../nbs/02_sampling.ipynb #7ffbd838
+def desync_share_condition(share: float  # desynchronized share of each channel's steps, in [0, 1]
+                          ):
+    "A condition `fn(n, L, D, steps, g)`: `round((1-share)*steps)` steps shared by all channels, the rest drawn per channel."
+    check_knob('share', share, 0, 1)
+    def condition(n, L, D, steps, g):
+        k_shared = round((1 - share) * steps)
+        shared = random_choice_mask(k_shared, L, g, shape=(n,))  # [n,L]
+        key = torch.rand(n, D, L, generator=g) + 2. * shared.unsqueeze(1)  # shared steps rank last: never drawn again
+        own = _ranks(key) < steps - k_shared
+        return (own | shared.unsqueeze(1)).transpose(1, 2).float().contiguous()
+    condition.__doc__ = f"{share:.0%} of each channel's steps drawn per channel, the rest shared by all channels."
+    return condition
+
+# %% ../nbs/02_sampling.ipynb #6c50bdd8
+def check_knob(name: str, v, lo: float, hi: float = math.inf) -> float:
+    "`v` as a float when it is a finite number in [lo, hi]; ValueError naming the knob otherwise."
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
+        raise ValueError(f"severity knob {name} must be a number in [{lo}, {hi}], got {v!r}")
+    return float(v)
+
+# %% ../nbs/02_sampling.ipynb #4e93312c
+def nested_feature_condition(skew: float,  # largest channel count over smallest, >= 1
+                             per_window: bool = False  # permute the counts over the channels per window (Rand-Feat.)
+                            ):
+    "A condition `fn(n, L, D, steps, g)`: unequal channel counts with nested steps (a channel sees the first c_d of one order)."
+    check_knob('skew', skew, 1)
+    def condition(n, L, D, steps, g):
+        counts = feature_allocation(steps, D, L, skew).expand(n, D)
+        if per_window: counts = counts.gather(1, torch.rand(n, D, generator=g).argsort(-1))
+        order = _ranks(torch.rand(n, L, generator=g))  # [n,L]: the window's steps in one random order
+        return (order.unsqueeze(-1) < counts.unsqueeze(1)).float().contiguous()
+    condition.__doc__ = f"Channel counts with skew {skew:g}, nested steps, {'permuted per window' if per_window else 'fixed'}."
+    return condition
+
+# %% ../nbs/02_sampling.ipynb #657ff5af
+SEVERITY_KNOBS = {  # condition -> (knob, value with no shift, grid of the severity curves)
+    'Desync': ('share', 0., [0., .1, .2, .3, .4, .5, .6, .7, .8, .9, 1.]),
+    **{c: ('skew', 1., [1., 1.5, 2., 3., 4.5, 7., 10., 20., 50., 100., 300., 1000., 1e4]) for c in ('Fixed-Feat.', 'Rand-Feat.')},
+    **{c: ('width', 1., [1., .8, .6, .5, .4, .35, .3, .25, .2]) for c in ('First', 'Last', 'Mid')}}
+
+def knob_condition(condition: str,  # a shifted condition of the paper, a key of SEVERITY_KNOBS
+                   value: float  # the knob's value
+                  ):
+    "The condition `fn(n, L, D, steps, g)` of `condition`'s family at knob `value`."
+    if condition not in SEVERITY_KNOBS: raise ValueError(f"no severity knob for {condition!r}; valid: {', '.join(SEVERITY_KNOBS)}")
+    if condition == 'Desync': return desync_share_condition(value)
+    if condition in ('Fixed-Feat.', 'Rand-Feat.'): return nested_feature_condition(value, per_window=condition == 'Rand-Feat.')
+    return concentrated_condition(condition.lower(), check_knob('width', value, 0, 1))
+
+# %% ../nbs/02_sampling.ipynb #eb444cee
+PAPER_SEVERITY = {'Desync': 0.43, 'Fixed-Feat.': 6.7, 'Rand-Feat.': 9.4,  # knob values calibrated on the paper's ERM alone
+                  'First': 0.33, 'Last': 0.34, 'Mid': 0.23}  # (nbs/18_paper_severity.ipynb): share, skew, width
+PAPER_SEVERITY_NAMES = {c: f'{c}-P' for c in PAPER_SEVERITY}  # condition -> its name at the paper's severity
+for _c, _v in PAPER_SEVERITY.items(): register_condition(PAPER_SEVERITY_NAMES[_c])(knob_condition(_c, _v))
+PAPER_SEVERITY_CONDITIONS = ['Random', 'Regular'] + list(PAPER_SEVERITY_NAMES.values())  # harc_ps's test conditions, paper order
 
 # %% ../nbs/02_sampling.ipynb #17ebb742
 HARC_CONDITIONS = ['Random', 'Regular', 'Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid']  # paper order; Random is the source
