@@ -16,11 +16,12 @@ from .sampling import (SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES, PAP
 from .engine import accuracy, predict, percent_correct, class_accuracies
 from .experiment import (Task, TaskData, register_task, HARC, HARC_DEFAULTS, check_harc, harc_splits, harc_info,
                                  harc_record_stem, task_of, observe, read_records)
-from .report import reported
+from .report import reported, summarize, pm, wide_table, versus_paper, harc_records
 
 # %% auto #0
-__all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'knob_masks', 'knob_curves', 'knob_frame', 'relative_drop',
-           'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'load_harc_ps', 'evaluate_harc_ps']
+__all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
+           'knob_frame', 'relative_drop', 'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table',
+           'plot_knob_curves', 'load_harc_ps', 'evaluate_harc_ps', 'severity_matched_table', 'severity_verdict']
 
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
 KNOB_DESIGN = dict(knobs={c: grid for c, (_, _, grid) in SEVERITY_KNOBS.items()})
@@ -104,6 +105,39 @@ def calibrate(frame: pd.DataFrame,  # `knob_frame`
                          value=value, reached=reached, frozen=freeze_knob(knob, value)))
     return pd.DataFrame(rows, columns=['condition', 'knob', 'target', 'mild', 'strongest', 'value', 'reached', 'frozen'])
 
+# %% ../nbs/18_paper_severity.ipynb #049048f2
+def knob_table(frame: pd.DataFrame, method: str = 'erm') -> pd.DataFrame:
+    "Per condition and knob value: accuracy and relative drop (%, mean ± se over seeds) of `method`."
+    f = frame[frame.method == method]
+    f = f.assign(drop=100 * relative_drop(f.random, f.accuracy))
+    s = summarize(f, ['condition', 'knob', 'value'], ['accuracy', 'drop'])
+    out = s.pivot_table(index=['condition', 'knob', 'value'], columns='column', values=['mean', 'se'], sort=False)
+    return pd.DataFrame({col: [pm(out[('mean', col)][k], out[('se', col)][k]) for k in out.index] for col in ('accuracy', 'drop')},
+                        index=out.index).rename(columns={'accuracy': 'accuracy (%)', 'drop': 'drop (% of Random above chance)'})
+
+# %% ../nbs/18_paper_severity.ipynb #6868fd05
+def plot_knob_curves(frame: pd.DataFrame,  # `knob_frame`
+                     calibration: pd.DataFrame,  # `calibrate`
+                     method: str = 'erm'):
+    "One panel per condition: the mean relative drop (± se) along the knob, the paper's target and the frozen value."
+    import matplotlib.pyplot as plt
+    f = frame[frame.method == method]; f = f.assign(drop=100 * relative_drop(f.random, f.accuracy))
+    fig, axes = plt.subplots(1, len(SEVERITY_KNOBS), figsize=(3 * len(SEVERITY_KNOBS), 2.8), sharey=True)
+    for ax, (cond, (knob, _, _)) in zip(axes, SEVERITY_KNOBS.items()):
+        g = f[f.condition == cond].groupby('value')['drop']; m, se = g.mean(), g.sem()
+        ax.plot(m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds')
+        ax.fill_between(m.index, m - se, m + se, alpha=.25)
+        row = calibration[calibration.condition == cond]
+        if len(row):
+            ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=.8, label="paper's ERM")
+            ax.axvline(row.frozen.iloc[0], color='C3', lw=.8, label=f'frozen: {row.frozen.iloc[0]:g}')
+        if knob == 'skew': ax.set_xscale('log')
+        if knob == 'width': ax.invert_xaxis()
+        ax.set_title(cond); ax.set_xlabel(knob); ax.legend(fontsize=6)
+    axes[0].set_ylabel('drop from Random\n(% of accuracy above chance)')
+    fig.tight_layout()
+    return fig
+
 # %% ../nbs/18_paper_severity.ipynb #609a9633
 HARC_PS_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'}, experiment='harc_ps', dataset='harc_ps')
 
@@ -131,3 +165,52 @@ HARC_PS = register_task(Task(
     name='harc_ps', display="HAR-C (paper severity)", defaults=HARC_PS_DEFAULTS, check=check_harc, load=load_harc_ps,
     evaluate=evaluate_harc_ps, record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb',
     conditions=tuple(PAPER_SEVERITY_CONDITIONS), test_windows=HARC.test_windows))
+
+# %% ../nbs/18_paper_severity.ipynb #7f9268cb
+PS_COLUMNS = {name: c for c, name in PAPER_SEVERITY_NAMES.items()}  # 'Desync-P' -> 'Desync'
+PS_TABLE_COLUMNS = ['Random', 'Regular', *PAPER_SEVERITY, 'Avg.']
+
+def severity_matched_table(rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
+                           seeds=range(10), results_dir=None,
+                           paper_rows: dict | None = None  # our row -> the paper's (None: rows present in the paper)
+                          ) -> tuple:
+    "(table, twin beside the paper or None, records): `harc_ps` records per row, mean ± se over seeds."
+    recs = harc_records(rows, seeds, results_dir, dataset='harc_ps').rename(columns=PS_COLUMNS)
+    summ = summarize(recs, 'row', PS_TABLE_COLUMNS)
+    twin = None
+    try: paper = reported('tab:harc')
+    except FileNotFoundError: paper = None
+    if paper is not None:
+        twin = versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows if r in set(paper.row)}, PS_TABLE_COLUMNS)
+    return wide_table(summ, 'row', list(rows), PS_TABLE_COLUMNS), twin, recs
+
+# %% ../nbs/18_paper_severity.ipynb #b70ef189
+def _relative_drops(means: pd.DataFrame) -> pd.DataFrame:
+    "Relative drop (%) of every shifted column from Random, per row of a table of means (rows: methods)."
+    return pd.DataFrame({c: 100 * relative_drop(means['Random'], means[c]) for c in SEVERITY_KNOBS})
+
+def severity_verdict(ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
+                     today: pd.DataFrame,  # `harc_records` of the same rows on HAR-C
+                     paper: pd.DataFrame,  # the paper's tab:harc (`reported`)
+                     baselines,  # row names of the DG baselines
+                     calibrated=('ERM',), prism: str = 'PRISM') -> dict:
+    "Held-out drop gaps per condition, the baselines' order, PRISM's lead per condition and its First/Last/Mid drops."
+    cols = list(SEVERITY_KNOBS); pm_ = paper.pivot_table(index='row', columns='column', values='mean')
+    ours = {'today': today.groupby('row')[['Random', *cols, 'Avg.']].mean(), 'paper severity': ps.groupby('row')[['Random', *cols, 'Avg.']].mean()}
+    held = [r for r in pm_.index if r not in calibrated and r in ours['today'].index and r in ours['paper severity'].index]
+    gap = pd.DataFrame({k: (_relative_drops(o.loc[held]) - _relative_drops(pm_.loc[held])).abs().mean() for k, o in ours.items()})
+    gap.loc['mean'] = gap.mean()
+    base = [b for b in baselines if b in ours['paper severity'].index and b in ours['today'].index and b in pm_.index]
+    rho = lambda a, b: float(pd.Series(a).rank().corr(pd.Series(b).rank()))
+    order = {f'{k} vs paper': rho(o.loc[base, 'Avg.'].values, pm_.loc[base, 'Avg.'].values) for k, o in ours.items()}
+    order['today vs paper severity'] = rho(ours['today'].loc[base, 'Avg.'].values, ours['paper severity'].loc[base, 'Avg.'].values)
+    s = summarize(ps, 'row', ['Random', *cols]).set_index(['row', 'column'])
+    lead = {}
+    for c in ['Random', *cols]:
+        best = max(base, key=lambda b: s.loc[(b, c), 'mean'])
+        lead[c] = dict(best=best, lead=s.loc[(prism, c), 'mean'] - s.loc[(best, c), 'mean'],
+                       se=float(np.hypot(s.loc[(prism, c), 'se'], s.loc[(best, c), 'se'])))
+    p = ps[ps.row == prism]
+    flm = {c: dict(drop=float((p.Random - p[c]).mean()), se=float((p.Random - p[c]).std(ddof=1) / np.sqrt(len(p))), seeds=len(p),
+                   paper_drop=float(pm_.loc[prism, 'Random'] - pm_.loc[prism, c])) for c in ('First', 'Last', 'Mid')}
+    return dict(held_out=held, gap=gap, order=order, n_baselines=len(base), lead=pd.DataFrame(lead).T, flm=pd.DataFrame(flm).T)
