@@ -21,7 +21,8 @@ from .report import reported, summarize, pm, wide_table, versus_paper, harc_reco
 # %% auto #0
 __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
            'knob_frame', 'relative_drop', 'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table',
-           'plot_knob_curves', 'load_harc_ps', 'evaluate_harc_ps', 'severity_matched_table', 'severity_verdict']
+           'plot_knob_curves', 'load_harc_ps', 'evaluate_harc_ps', 'severity_matched_table', 'severity_verdict',
+           'severity_findings']
 
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
 KNOB_DESIGN = dict(knobs={c: grid for c, (_, _, grid) in SEVERITY_KNOBS.items()})
@@ -214,3 +215,27 @@ def severity_verdict(ps: pd.DataFrame,  # `severity_matched_table` records (pape
     flm = {c: dict(drop=float((p.Random - p[c]).mean()), se=float((p.Random - p[c]).std(ddof=1) / np.sqrt(len(p))), seeds=len(p),
                    paper_drop=float(pm_.loc[prism, 'Random'] - pm_.loc[prism, c])) for c in ('First', 'Last', 'Mid')}
     return dict(held_out=held, gap=gap, order=order, n_baselines=len(base), lead=pd.DataFrame(lead).T, flm=pd.DataFrame(flm).T)
+
+# %% ../nbs/18_paper_severity.ipynb #dac55d4e
+def severity_findings(v: dict,  # `severity_verdict`
+                      ps: pd.DataFrame  # the `harc_ps` records it was computed from
+                     ) -> list:
+    "Sentences: the held-out check, the order, PRISM's lead, and the First/Last/Mid claim, with seeds and standard errors."
+    seeds = ps.groupby('row').seed.nunique()
+    g = v['gap']
+    out = [f"**Held-out check** ({len(v['held_out'])} methods the knobs were not calibrated on, {seeds.min()}-{seeds.max()} seeds "
+           f"each): their drops from Random differ from the paper's by {g.loc['mean', 'paper severity']:.1f}% of Random's accuracy "
+           f"above chance on average at the paper's severity, against {g.loc['mean', 'today']:.1f}% on today's HAR-C "
+           f"(per condition: " + ', '.join(f"{c} {g.loc[c, 'today']:.1f} → {g.loc[c, 'paper severity']:.1f}" for c in SEVERITY_KNOBS) + ').']
+    o = v['order']
+    out.append(f"**Order** of the {v['n_baselines']} baselines by Avg.: Spearman {o['paper severity vs paper']:+.2f} with the paper's "
+               f"at its severity, {o['today vs paper']:+.2f} on today's HAR-C ({o['today vs paper severity']:+.2f} between the two).")
+    lead = v['lead']
+    out.append("**PRISM's lead** over the best baseline: " + ', '.join(
+        f"{c} {r['lead']:+.1f} ± {r['se']:.1f} ({r['best']})" for c, r in lead.iterrows()) + '.')
+    flm = v['flm']
+    holds = [c for c, r in flm.iterrows() if r['drop'] <= 5]
+    out.append("**First/Last/Mid**: PRISM loses " + ', '.join(f"{c} {r['drop']:.1f} ± {r['se']:.1f}" for c, r in flm.iterrows())
+               + f" points from its Random accuracy (paper: " + ', '.join(f"{r['paper_drop']:.1f}" for _, r in flm.iterrows())
+               + f"); the paper's claim of at most 3-5 points holds on {len(holds)} of 3" + (f" ({', '.join(holds)})" if holds else '') + '.')
+    return out
