@@ -15,7 +15,12 @@ Jupyter Book reads a temporary copy of nbs/ prepared the way nbdev prepares note
   and `nbdev_anchors` below, loaded by Sphinx, moves it onto the heading's section;
 - backticked names become nbdev's doc links (`NbdevLookup.linkify`), made relative for this site (a method with no
   entry of its own links to its class);
-- the table of contents comes from nbs/sidebar.yml, which must list every notebook once.
+- links written relative to nbs/, as JupyterLab and the README need them (`../tables/harc.md`,
+  `../nbs/05_prism.ipynb`, `![...](../figures/x.png)`), become a notebook's page, an image copied into the site, or
+  any other file of the repository on its host (`repo_links`);
+- the table of contents comes from nbs/sidebar.yml, which must list every notebook once;
+- tools/docs/*.css (the site's style sheet: long code lines wrap, wide tables scroll in their own box) goes into
+  the book's `_static/`, where Jupyter Book adds it to every page.
 Sphinx's warnings are shown and counted; the build fails on any (the site has none).
 
 With --quarto (tools/build_docs.sh, where Quarto is installed): nbdev_docs itself, in this process, so that one rule
@@ -36,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, DOCS, CONFIG = ROOT / 'nbs', ROOT / '_docs', Path(__file__).resolve().parent / 'docs' / '_config.yml'
 cfg = get_config(path=ROOT)
 SITE_URL = cfg.doc_host.rstrip('/') + '/' + cfg.doc_baseurl.strip('/') + '/'  # where nbdev's doc links point
+REPO_URL = f"{cfg.git_url.rstrip('/')}/blob/{cfg.branch}/"  # where a link to a repository file points
 
 def page(nb_name: str) -> str: return _nbpath2html(Path(nb_name)).stem  # 02_sampling.ipynb -> sampling
 def text(x) -> str: return ''.join(x) if isinstance(x, list) else (x or '')
@@ -172,16 +178,32 @@ def linker(anchors: dict):
         return f']({target}{"#" + frag if frag else ""})'
     return lambda md: _re_site_link.sub(local, lookup.linkify(md) or '')
 
-def link(nb: dict, linkify) -> None:
-    for c in nb['cells']:
-        if c['cell_type'] == 'markdown': c['source'] = linkify(c['source'])
-        for o in c.get('outputs', []):
-            if 'text/markdown' in o.get('data', {}): o['data']['text/markdown'] = linkify(text(o['data']['text/markdown']))
+_re_repo_link = re.compile(r'(!?)\[([^\]]*)\]\(\.\./([^)\s#]+)(#[^)\s]*)?\)')
+def repo_links(md: str, images: set) -> str:
+    """Links relative to nbs/ (`../tables/harc.md`) as this site needs them: a notebook's link goes to its page, an
+    image stays relative and is added to `images` (copied into the site by `build`), any other file links to the
+    repository."""
+    def sub(m):
+        bang, label, target, frag = m.group(1), m.group(2), m.group(3), m.group(4) or ''
+        if bang: images.add(target); return f'![{label}]({target})'
+        if target.startswith('nbs/') and target.endswith('.ipynb'): return f'[{label}]({page(Path(target).name)}.html{frag})'
+        return f'[{label}]({REPO_URL}{target}{frag})'
+    return _re_repo_link.sub(sub, md)
 
+def link(nb: dict, linkify, images: set) -> None:
+    for c in nb['cells']:
+        if c['cell_type'] == 'markdown': c['source'] = linkify(repo_links(c['source'], images))
+        for o in c.get('outputs', []):
+            if 'text/markdown' in o.get('data', {}): o['data']['text/markdown'] = linkify(repo_links(text(o['data']['text/markdown']), images))
+
+_re_md_image = re.compile(r'!\[[^\]]*\]\([^)\s]+\)')
 def figures(nb: dict) -> int:
-    "Image outputs a prepared notebook shows."
-    return sum(any(k.startswith('image/') for k in o.get('data', {})) for c in nb['cells'] if c['cell_type'] == 'code'
-               and 'remove-output' not in c['metadata'].get('tags', []) for o in c['outputs'])
+    "Images a prepared notebook shows: image outputs, and images in its Markdown (cells and Markdown outputs)."
+    shown = [c for c in nb['cells'] if 'remove-output' not in c['metadata'].get('tags', [])]
+    outputs = sum(any(k.startswith('image/') for k in o.get('data', {})) for c in shown if c['cell_type'] == 'code' for o in c['outputs'])
+    markdown = [c['source'] for c in shown if c['cell_type'] == 'markdown']
+    markdown += [text(o['data']['text/markdown']) for c in shown if c['cell_type'] == 'code' for o in c['outputs'] if 'text/markdown' in o.get('data', {})]
+    return outputs + sum(len(_re_md_image.findall(m)) for m in markdown)
 
 def build(book: Path) -> int:
     t0 = time.time()
@@ -189,10 +211,15 @@ def build(book: Path) -> int:
     pages, anchors = {}, {}
     for _, nb in entries:
         pages[page(nb)], anchors[page(nb)] = prepare(json.loads((NBS / nb).read_text()))
-    linkify = linker(anchors)
+    linkify, images = linker(anchors), set()
     for name, nb in pages.items():
-        link(nb, linkify)
+        link(nb, linkify, images)
         (book / f'{name}.ipynb').write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+    for rel in sorted(images):
+        if not (ROOT / rel).is_file(): print(f'FAIL: a notebook shows ../{rel}, which does not exist'); return 1
+        (book / rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / rel, book / rel)
+    (book / '_static').mkdir(exist_ok=True)
+    for css in sorted(CONFIG.parent.glob('*.css')): shutil.copy(css, book / '_static')
     config = yaml.safe_load(CONFIG.read_text())
     config['sphinx']['local_extensions'] = {Path(__file__).stem: str(Path(__file__).parent)}  # setup() below
     (book / '_config.yml').write_text(yaml.safe_dump(config, sort_keys=False))

@@ -10,7 +10,10 @@ fails (exit 1, saying what and where) on
 - math left untypeset: a math element MathJax did not render, or TeX such as `$\lfloor` in the page's text
   outside code; and the sampling page (whose prose has `$\lfloor 128 \cdot 0.2 \rfloor = 25$`) must show
   MathJax output;
-- a search page that finds nothing: `search.html?q=make_config` must list at least one page.
+- a search page that finds nothing: `search.html?q=make_config` must list at least one page;
+- at laptop width (the window is 1280 px wide), on the index and paper pages: a code block that scrolls sideways (it
+  would hide part of a command; tools/docs/prism.css makes code wrap), or a page wider than the window (a table too
+  wide for the column scrolls inside its own box instead).
 
 Usage: python tools/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
 Build the site first: bash tools/build_docs.sh"""
@@ -100,6 +103,13 @@ return [done, math.length, math.filter(e => !e.querySelector('mjx-container')).l
 SEARCH_JS = "return [document.querySelectorAll('#search-results ul.search li').length, " \
             "(document.querySelector('.search-summary') || {}).textContent || ''];"
 MATH_PAGE, SEARCH_TERM = 'sampling.html', 'make_config'
+# laptop width: code blocks of the article that scroll sideways (their first line), and how far the page itself does
+OVERFLOW_JS = r"""
+const root = document.querySelector('.bd-article') || document.body;
+const sideways = Array.from(root.querySelectorAll('pre')).filter(e => e.scrollWidth > e.clientWidth + 1);
+const page = document.documentElement;
+return [sideways.map(e => (e.textContent || '').trim().split('\n')[0].slice(0, 80)), page.scrollWidth - page.clientWidth];"""
+OVERFLOW_PAGES = ('index.html', 'paper.html')
 
 def status_of(url: str) -> tuple:
     "HTTP status of a page, and the ids its HTML defines (id= or name=), which a #fragment may name."
@@ -124,6 +134,13 @@ def check_math(wd, page, problems) -> int:
     if raw: problems.append(f'{page}: raw TeX in the text: {raw}')
     if page == MATH_PAGE and not n_mjx: problems.append(f'{page}: no MathJax output (math is not rendered)')
     return n_mjx
+
+def check_overflow(wd, page, problems) -> None:
+    "On the index and paper pages: no code block scrolls sideways, and the page is no wider than the window."
+    if Path(page).name not in OVERFLOW_PAGES: return
+    sideways, excess = wd.js(OVERFLOW_JS)
+    for first_line in sideways: problems.append(f'{page}: a code block scrolls sideways at this width: {first_line!r}')
+    if excess > 1: problems.append(f'{page}: the page is {excess} px wider than the window')
 
 def check_search(wd, base, problems) -> int:
     wd.get(urllib.parse.urljoin(base, f'search.html?q={SEARCH_TERM}'))
@@ -150,6 +167,7 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
                 wd.get(url)
                 wait(wd, READY_JS, lambda r: r == 'complete', 10)
                 n_mjx = check_math(wd, page, problems)
+                check_overflow(wd, page, problems)
                 time.sleep(0.3)  # late console messages
                 imgs, links, logs = wd.js(IMAGES_JS), wd.js(LINKS_JS), wd.console()
                 for src, full, complete, width in imgs:

@@ -1,7 +1,9 @@
 """Render README.md from nbs/index.ipynb: markdown cells as they are, visible code cells as python blocks, and
 the Markdown outputs of `#| echo: false` cells (numbers computed from the records) in their place.
-(nbdev_readme needs Quarto, which is not installable from the package registries here.)"""
-import json, sys
+(nbdev_readme needs Quarto, which is not installable from the package registries here.)
+Links and images in the notebook are relative to nbs/ (`../tables/harc.md`, `../figures/x.png`), so that they work in
+JupyterLab; in README.md, which sits at the repository's root, they lose the leading `../`."""
+import json, re, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -26,7 +28,12 @@ def render(nb) -> str:
             if out: parts.append(out)
         elif c['cell_type'] == 'code' and not src.startswith(('#| hide', '#|hide')):
             parts.append('```python\n' + src + '\n```')
-    return '<!-- generated from nbs/index.ipynb by tools/render_readme.py: edit the notebook, not this file -->\n\n' + '\n\n'.join(parts) + '\n'
+    text = '<!-- generated from nbs/index.ipynb by tools/render_readme.py: edit the notebook, not this file -->\n\n' + '\n\n'.join(parts) + '\n'
+    return from_root(text)
+
+def from_root(md: str) -> str:
+    "Markdown links and images relative to nbs/ (`](../tables/harc.md)`) made relative to the repository's root."
+    return re.sub(r'\]\(\.\./(?!\.\./)', '](', md)
 
 if __name__ == '__main__':
     text = render(json.loads((root / 'nbs' / 'index.ipynb').read_text()))

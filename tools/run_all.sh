@@ -33,6 +33,6 @@ if [ "${PRISM_DOCS_CHECK:-0}" = 1 ]; then
   echo "docs took $(( $(date +%s) - start_docs )) s"
 fi
 echo "== nbdev_test"
-nbdev_test --n_workers 2 --skip_file_re '^run_|^paper'
+nbdev_test --n_workers 2 --skip_file_re '^run_|^paper|^results'
 echo "== pytest"
 python -m pytest -q tests "$@"
