@@ -13,17 +13,18 @@ import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
 
-from .core import ISMTS, derive_seed, is_registered
+from .core import ISMTS, derive_seed, is_registered, claim_name
 from .backbones import make_backbone
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class', 'method_names',
-           'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'domain_risks',
-           'rank_in_group', 'domain_batches', 'DomainBatches', 'check_domains', 'full_precision', 'coral_penalty',
-           'mmd_penalty', 'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx',
-           'IB_ERM', 'FeatureMatching', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step',
-           'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator',
-           'entropy_of_logits', 'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG']
+__all__ = ['ALGORITHMS', 'BUILTIN_ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class',
+           'method_names', 'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean',
+           'domain_risks', 'rank_in_group', 'domain_batches', 'DomainBatches', 'check_domains', 'full_precision',
+           'coral_penalty', 'mmd_penalty', 'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty',
+           'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'FeatureMatching', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain',
+           'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck',
+           'bn_discriminator', 'entropy_of_logits', 'cluster_pseudo_domains', 'Diversify', 'remove_component',
+           'neg_cosine', 'ManyDG']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
@@ -93,12 +94,18 @@ def for_inference(self: Algorithm):
 
 # %% ../nbs/04_algorithms.ipynb #6248174e
 ALGORITHMS: dict = {}
+BUILTIN_ALGORITHMS: set = set()  # the package's own methods (PRISM included): no plugin may replace them
 
 # %% ../nbs/04_algorithms.ipynb #d332def8
-def register_algorithm(name: str):
-    "Class decorator adding an `Algorithm` to `ALGORITHMS` under `name` (lower case)."
+def register_algorithm(name: str,  # the name tables show; configs use its lower case
+                       replace: bool = False  # replace a method of your own registered before under this name
+                      ):
+    "Class decorator adding an `Algorithm` to `ALGORITHMS` under `name` (lower case); see `claim_name`."
     def _reg(cls):
-        ALGORITHMS[name.lower()] = cls
+        key, old = name.lower(), ALGORITHMS.get(name.lower())
+        same = old is not None and old.__qualname__ == cls.__qualname__
+        claim_name(ALGORITHMS, key, BUILTIN_ALGORITHMS, cls.__module__, same, replace, 'method')
+        ALGORITHMS[key] = cls
         cls.display = cls.__dict__.get('display') or name  # a subclass does not inherit its parent's name
         for attr in ('group', 'needs_domains'):  # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
             if attr not in cls.__dict__: setattr(cls, attr, getattr(Algorithm, attr))

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #af008bbc
 from __future__ import annotations
-import contextlib, hashlib, json, os, random, tempfile, warnings
+import contextlib, hashlib, json, os, random, stat, sys, tempfile, warnings
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -12,10 +12,11 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'cache_dir', 'results_root', 'sha256_file',
-           'sha256_bytes', 'atomic_write', 'atomic_write_json', 'json_ready', 'content_digest', 'CacheError',
-           'save_npz', 'load_npz', 'digest_path', 'write_cache', 'read_cache', 'cached_arrays', 'config_id',
-           'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins', 'is_registered', 'ConfigError']
+__all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'cache_dir', 'ConfigError', 'folder_path',
+           'results_root', 'sha256_file', 'sha256_bytes', 'open_regular', 'atomic_write', 'atomic_write_json',
+           'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path', 'write_cache',
+           'read_cache', 'cached_arrays', 'config_id', 'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins',
+           'missing_plugins', 'loaded_entry_points', 'is_registered', 'claim_name']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -89,24 +90,44 @@ def data_dir() -> Path:
 
 # %% ../nbs/00_core.ipynb #3e8788d9
 def cache_dir() -> Path:
-    "Where built datasets are cached: `$PRISM_CACHE`, else `<repo>/.cache`."
-    p = Path(os.environ.get('PRISM_CACHE') or repo_root() / '.cache').expanduser()
-    p.mkdir(parents=True, exist_ok=True)
+    "Where built datasets are cached: `$PRISM_CACHE`, else `<repo>/.cache`; ConfigError if it is no folder."
+    env = os.environ.get('PRISM_CACHE')
+    p = Path(env or repo_root() / '.cache').expanduser()
+    try: p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        what = f"PRISM_CACHE={env!r}" if env else f"the cache folder {p} (set PRISM_CACHE to use another)"
+        raise ConfigError(f"{what} cannot be the cache folder ({e.strerror or e}): "
+                          "point PRISM_CACHE at a writable folder") from None
     return p
 
+# %% ../nbs/00_core.ipynb #ca7e47d2
+class ConfigError(ValueError):
+    "A run parameter that is wrong: raised before any data is loaded."
+
+# %% ../nbs/00_core.ipynb #b3445f60
+def folder_path(key: str,  # the parameter's name, for the error
+                v  # the folder as given: a str or a Path
+               ) -> Path:
+    "A folder parameter as a Path, `~` expanded; ConfigError for an empty name or one with blanks around it."
+    s = os.fspath(v) if isinstance(v, os.PathLike) else str(v)
+    if not s.strip(): raise ConfigError(f"{key} is empty: name a folder")
+    if s != s.strip():
+        raise ConfigError(f"{key} {s!r} starts or ends with a blank: remove it (a typo writes elsewhere)")
+    try: return Path(s).expanduser()
+    except RuntimeError as e: raise ConfigError(f"{key} {s!r}: cannot expand '~' ({e})") from None
+
 # %% ../nbs/00_core.ipynb #fca635b3
-def results_root(results_dir=None  # a results folder; None: the repository's committed `results/`
+def results_root(results_dir=None  # a results folder (`~` expanded); None: the repository's `results/`
                 ) -> Path:
     "The results folder every reader and writer of records uses: `results_dir`, else `<repo>/results`."
-    if results_dir is not None and not str(results_dir).strip():
-        raise ValueError("results_dir is empty: give a folder (or None for the repository's results/)")
-    return Path(results_dir) if results_dir is not None else repo_root() / 'results'
+    return folder_path('results_dir', results_dir) if results_dir is not None else repo_root() / 'results'
 
 # %% ../nbs/00_core.ipynb #6588d6d2
-def sha256_file(path, chunk: int = 1 << 20) -> str:
+def sha256_file(path,  # a file's path, or a binary file open for reading
+                chunk: int = 1 << 20) -> str:
     "Hex sha256 of a file."
     h = hashlib.sha256()
-    with open(path, 'rb') as f:
+    with (contextlib.nullcontext(path) if hasattr(path, 'read') else open(path, 'rb')) as f:
         for b in iter(lambda: f.read(chunk), b''): h.update(b)
     return h.hexdigest()
 
@@ -114,6 +135,32 @@ def sha256_file(path, chunk: int = 1 << 20) -> str:
 def sha256_bytes(b: bytes) -> str:
     "Hex sha256 of bytes."
     return hashlib.sha256(b).hexdigest()
+
+# %% ../nbs/00_core.ipynb #c543247e
+def _check_regular(st: os.stat_result, path, max_bytes: int, what: str, error):
+    "Raise `error` naming `path` unless `st` is a regular file of at most `max_bytes`."
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{what} {path} is not a regular file (a FIFO, a device or a folder): "
+                    "refused without reading it")
+    if st.st_size > max_bytes:
+        raise error(f"{what} {path} holds {st.st_size:,} bytes, more than a {what} may ({max_bytes:,}): "
+                    "refused without reading it")
+
+def open_regular(path,  # the file to read
+                 max_bytes: int,  # the largest size accepted
+                 what: str = 'file',  # what the file is, for the error
+                 error=ValueError  # raised for anything but a regular file of at most `max_bytes`
+                ):
+    "`path` opened for binary reading if it is a regular file of at most `max_bytes` (checked twice)."
+    st = os.stat(path)  # a missing file raises FileNotFoundError, as open() would
+    _check_regular(st, path, max_bytes, what, error)
+    fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_CLOEXEC', 0))
+    try:
+        _check_regular(os.fstat(fd), path, max_bytes, what, error)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, 'rb')
+    except BaseException:
+        os.close(fd); raise
 
 # %% ../nbs/00_core.ipynb #a84dcffe
 def _umask() -> int:
@@ -248,7 +295,11 @@ def cached_arrays(path,  # the cache file
             warnings.warn(f"{e}; rebuilding it", stacklevel=2)
             path.unlink(missing_ok=True); digest_path(path).unlink(missing_ok=True)  # a failing rebuild leaves nothing damaged
     arrays = build()
-    write_cache(path, arrays)
+    try: write_cache(path, arrays)
+    except OSError as e:  # a full disk, a read-only folder
+        raise OSError(f"could not write the cache {path} ({e.strerror or e}); caches go to PRISM_CACHE "
+                      f"({os.environ.get('PRISM_CACHE') or 'unset: <repo>/.cache'}): free space there "
+                      "or point it elsewhere") from e
     return arrays
 
 # %% ../nbs/00_core.ipynb #92609dd5
@@ -268,49 +319,101 @@ def derive_seed(seed: int, *keys) -> int:
 # %% ../nbs/00_core.ipynb #4aa3aab7
 PLUGIN_GROUP = 'prism_nb.plugins'  # entry-point group of installed plugin packages
 _PLUGINS: dict = {}  # spec as recorded -> imported module
+_ENTRY_POINTS: dict = {}  # entry point name -> what a record says of it: name, value, distribution, version
 
 class PluginError(ImportError):
     "A plugin that cannot be found or imported."
 
 # %% ../nbs/00_core.ipynb #fdab5234
+def _is_path(spec: str) -> bool: return spec.endswith('.py') or os.sep in spec or spec.startswith('~')
+
 def plugin_specs(plugins) -> list:
     "Plugins as a list: None, one name or path, a comma-separated string (what `papermill -p plugins a,b` passes), or a list."
     if plugins is None: return []
-    if isinstance(plugins, str): plugins = [s for s in (x.strip() for x in plugins.split(',')) if s]
+    if isinstance(plugins, str):
+        whole = plugins.strip()  # a path that holds a comma is one plugin, not two
+        if whole and Path(whole).expanduser().exists(): plugins = [whole]
+        else: plugins = [s for s in (x.strip() for x in plugins.split(',')) if s]
     if not isinstance(plugins, (list, tuple)) or not all(isinstance(s, str) and s for s in plugins):
         raise PluginError(f"plugins must be module names or .py paths (a list, or one comma-separated string), got {plugins!r}")
-    return [str(Path(s).expanduser().resolve()) if s.endswith('.py') or os.sep in s else s for s in plugins]
+    return [str(Path(s).expanduser().resolve()) if _is_path(s) else s for s in plugins]
 
 # %% ../nbs/00_core.ipynb #94fee43b
+def _failed(spec: str, e: Exception) -> PluginError:
+    return PluginError(f"plugin {spec} failed while it was imported ({type(e).__name__}: {e})")
+
+def _import_file(spec: str):
+    "Import a plugin given as a .py file or a package folder (one holding __init__.py)."
+    import importlib.util
+    path = Path(spec)
+    if path.is_dir():
+        if not (path / '__init__.py').is_file():
+            raise PluginError(f"plugin folder {path} holds no __init__.py: give a .py file, "
+                              "or a package folder with an __init__.py")
+        file, search = path / '__init__.py', [str(path)]
+    elif path.is_file(): file, search = path, None
+    else: raise PluginError(f"plugin file {path} does not exist "
+                            "(a plugin is a module name, a .py file or a package folder)")
+    name = f"prism_nb_plugin_{path.stem}_{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
+    mod_spec = importlib.util.spec_from_file_location(name, file, submodule_search_locations=search)
+    module = importlib.util.module_from_spec(mod_spec); sys.modules[name] = module
+    try: mod_spec.loader.exec_module(module)
+    except BaseException as e:
+        del sys.modules[name]
+        if isinstance(e, Exception): raise _failed(spec, e) from e
+        raise
+    return module
+
 def _import_plugin(spec: str):
-    import importlib, importlib.util, sys
-    if spec.endswith('.py') or os.sep in spec:
-        path = Path(spec)
-        if not path.is_file(): raise PluginError(f"plugin file {path} does not exist (a plugin is a module name or a .py file)")
-        name = f"prism_nb_plugin_{path.stem}_{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
-        mod_spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(mod_spec); sys.modules[name] = module
-        try: mod_spec.loader.exec_module(module)
-        except BaseException: del sys.modules[name]; raise
-        return module
+    import importlib
+    if _is_path(spec): return _import_file(spec)
     try: return importlib.import_module(spec)
     except ModuleNotFoundError as e:
         if e.name and spec.startswith(e.name):
             raise PluginError(f"plugin module {spec!r} is not importable here ({e}): install it, or pass the path of its .py file") from None
-        raise
+        raise _failed(spec, e) from e
+    except Exception as e: raise _failed(spec, e) from e
 
-def load_plugins(plugins=None,  # module names and/or .py paths (see `plugin_specs`)
+def _load_entry_points():
+    "Import the installed entry points not imported yet; PluginError naming a failing one and its package."
+    from importlib.metadata import entry_points as _eps
+    for ep in _eps(group=PLUGIN_GROUP):
+        if ep.name in _ENTRY_POINTS: continue
+        dist = getattr(ep, 'dist', None)
+        facts = dict(name=ep.name, value=ep.value, dist=dist.metadata['Name'] if dist else 'unknown',
+                     version=dist.version if dist else 'unknown')
+        try: _PLUGINS[f'entry point {ep.name}'] = ep.load()
+        except Exception as e:
+            raise PluginError(f"the installed plugin entry point {ep.name} = {ep.value} "
+                              f"(group {PLUGIN_GROUP}) "
+                              f"of the distribution "
+                              f"{facts['dist']} {facts['version']} cannot be imported "
+                              f"({type(e).__name__}: {e}): "
+                              "fix that package "
+                              f"or uninstall it (pip uninstall {facts['dist']})") from e
+        _ENTRY_POINTS[ep.name] = facts
+    _PLUGINS['<entry points>'] = True
+
+def load_plugins(plugins=None,  # module names, .py paths and/or package folders (see `plugin_specs`)
                  entry_points: bool = True  # also import the installed `prism_nb.plugins` entry points
                 ) -> list:
     "Import each plugin once in this process (and the installed entry points); the specs as a record keeps them."
     specs = plugin_specs(plugins)
-    if entry_points and not _PLUGINS.get('<entry points>'):
-        from importlib.metadata import entry_points as _eps
-        _PLUGINS['<entry points>'] = True
-        for ep in _eps(group=PLUGIN_GROUP): _PLUGINS.setdefault(f'entry point {ep.name}', ep.load())
+    if entry_points and not _PLUGINS.get('<entry points>'): _load_entry_points()
     for spec in specs:
         if spec not in _PLUGINS: _PLUGINS[spec] = _import_plugin(spec)
     return specs
+
+# %% ../nbs/00_core.ipynb #b5b17608
+def missing_plugins(plugins  # plugins as a record names them
+                   ) -> list:
+    "The plugins among `plugins` that this process has not imported (nothing is imported here)."
+    return [s for s in plugin_specs(plugins) if s not in _PLUGINS]
+
+# %% ../nbs/00_core.ipynb #bc7121a1
+def loaded_entry_points() -> list:
+    "The installed plugin entry points this process imported, as records name them."
+    return [dict(_ENTRY_POINTS[k]) for k in sorted(_ENTRY_POINTS)]
 
 # %% ../nbs/00_core.ipynb #b86dc451
 def is_registered(name,  # a method, condition or task name
@@ -320,6 +423,21 @@ def is_registered(name,  # a method, condition or task name
     if name not in registry: load_plugins()
     return name in registry
 
-# %% ../nbs/00_core.ipynb #7addec10
-class ConfigError(ValueError):
-    "A run parameter that is wrong: raised before any data is loaded."
+# %% ../nbs/00_core.ipynb #c7b8f0cf
+def claim_name(registry: dict,  # the registry the name goes in
+               name: str,  # the name as the registry keys it
+               builtin: set,  # the registry's built-in names; names the package's own code registers join it
+               module: str,  # the module defining the new entry (its `__module__`, or the registering module)
+               same: bool,  # whether the new entry has the registered entry's qualified name
+               replace: bool = False,  # the caller asks to replace a user entry of this name
+               kind: str = 'name'  # what the registry holds, for the error
+              ):
+    "Refuse (ValueError) replacing a built-in name, or a user name registered before unless `replace`."
+    own = module == 'prism_nb' or module.startswith('prism_nb.')
+    if name in builtin and not (own or (module == '__main__' and same)):
+        raise ValueError(f"{kind} {name!r} is built in and cannot be replaced (by {module}): "
+                         f"its records would be counted as "
+                         f"the built-in {kind}'s; register yours under a new name")
+    if name in registry and name not in builtin and not replace:
+        raise ValueError(f"{kind} {name!r} is already registered; pass replace=True to replace it")
+    if own: builtin.add(name)

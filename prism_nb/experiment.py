@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_experiment.ipynb #eeff2448
 from __future__ import annotations
-import copy, json, math, os, platform, re, tempfile, time, types, uuid, warnings
+import copy, functools, json, math, os, platform, re, sys, tempfile, time, types, uuid, warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
@@ -15,25 +15,28 @@ from filelock import FileLock, Timeout
 
 from .core import (ISMTS, seed_everything, derive_seed, config_id, atomic_write, atomic_write_json, repo_root, sha256_file,
                            digest_path, json_ready, load_plugins, is_registered, PluginError, ConfigError)
+from .core import (folder_path, cache_dir, open_regular, missing_plugins, loaded_entry_points,
+                           claim_name)
 from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, HAR_CLASSES
-from .sampling import HARC_CONDITIONS, check_condition, condition_masks, budget_steps
+from .sampling import HARC_CONDITIONS, CONDITIONS, check_condition, condition_masks, budget_steps
 from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
 from .engine import (fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts,
                              check_device)
 
 # %% auto #0
-__all__ = ['TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCORE_FIELDS', 'RUN_SETTINGS', 'HARC_DEFAULTS',
-           'HARC', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int', 'check_real',
+__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'SCORE_FIELDS', 'RECORD_MAX_BYTES',
+           'RECORD_MAX_DEPTH', 'CHECKPOINT_MAX_BYTES', 'RECORD_NAME', 'RUN_SETTINGS', 'HARC_DEFAULTS', 'HARC',
+           'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'check_name', 'check_int', 'check_real',
            'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'default_checkpoints_dir',
            'checkpoint_path', 'check_threads', 'check_writable', 'DamagedRecordError', 'check_record',
-           'check_evaluation_record', 'Record', 'read_record', 'read_records', 'write_record', 'RunInProgress',
-           'lock_path', 'acquire_run_lock', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path',
-           'reuse_pretraining', 'save_pretraining', 'train_algorithm', 'versions', 'run_fields',
-           'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run', 'run_from_notebook', 'results_dir_of',
-           'checkpoints_root', 'checkpoint_file', 'load_model', 'condition_test_set', 'evaluate', 'subset_windows',
-           'observe', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data', 'evaluate_harc',
-           'check_harc', 'harc_record_stem']
+           'check_evaluation_record', 'Record', 'is_record_file', 'record_files', 'record_json', 'read_record',
+           'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm',
+           'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm',
+           'versions', 'run_fields', 'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run',
+           'run_from_notebook', 'results_dir_of', 'checkpoints_root', 'checkpoint_file', 'record_plugins', 'load_model',
+           'condition_test_set', 'evaluate', 'subset_windows', 'observe', 'harc_splits', 'harc_info',
+           'harc_test_conditions', 'load_harc_data', 'harc_averages', 'evaluate_harc', 'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #79acf2ee
 @dataclass
@@ -62,12 +65,20 @@ class Task:
     conditions: tuple = ()  # sampling conditions of the evaluation, in table order
     test_windows: Callable | None = None  # `test_windows(cfg) -> ISMTS`: fully observed test windows, for `evaluate(conditions=...)`
     metric_range: tuple = (0., 100.)  # every score a record holds lies in this range (percent by default)
+    averages: Callable | None = None  # `averages(cfg) -> {field: metric names}`: fields holding their mean
 
 # %% ../nbs/07_experiment.ipynb #e9d6bc78
 TASKS: dict = {}
+BUILTIN_TASKS: set = set()  # the package's own tasks: no plugin may replace them
 
-def register_task(task: Task) -> Task:
-    "Add `task` to `TASKS` under its name."
+def register_task(task: Task,
+                  replace: bool = False  # replace a task of your own registered before under this name
+                 ) -> Task:
+    "Add `task` to `TASKS` under its name; a built-in task, or a name taken, is refused (see `claim_name`)."
+    module = sys._getframe(1).f_globals.get('__name__', '')  # the package's modules register its own tasks
+    old, qual = TASKS.get(task.name), lambda f: getattr(f, '__qualname__', repr(f))
+    same = old is not None and qual(old.load) == qual(task.load)
+    claim_name(TASKS, task.name, BUILTIN_TASKS, module, same, replace, 'task')
     TASKS[task.name] = task
     return task
 
@@ -165,6 +176,11 @@ def make_config(**overrides) -> dict:
     if cfg['backbone'] not in BACKBONES: raise ConfigError(f"unknown backbone {cfg['backbone']!r}; valid backbones: {', '.join(BACKBONES)}")
     check_name('experiment', cfg['experiment'])
     if cfg['experiment'] in RESERVED_EXPERIMENTS: raise ConfigError(f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; choose another")
+    others = {t.defaults.get('experiment', t.name): t.display for t in TASKS.values()}
+    if cfg['experiment'] != valid['experiment'] and cfg['experiment'] in others:
+        raise ConfigError(f"experiment {cfg['experiment']!r} is the results folder of "
+                          f"{others[cfg['experiment']]}: "
+                          f"{task.display} records there would be read as that task's; choose another name")
     cfg['seed'] = check_int('seed', cfg['seed'], 0, 2**31 - 1)
     cfg['epochs'] = check_int('epochs', cfg['epochs'], 1)
     cfg['patience'] = check_int('patience', cfg['patience'], 1)
@@ -239,17 +255,59 @@ def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf, la
     elif isinstance(v, bool) or not isinstance(v, (int, float)): _damaged(path, f"{name} is {type(v).__name__} {v!r}, not a number")
     elif not math.isfinite(v) or not lo <= v <= hi: _damaged(path, f"{name} = {v!r} is not a finite number in [{lo}, {hi}]")
 
+def _confined_dir(d, path) -> str:
+    "A checkpoints folder as a record names it: relative to its results folder, no '..', no '~'."
+    p = PurePosixPath(d) if isinstance(d, str) else None
+    if p is None or not d or d.startswith('~') or p.is_absolute() or '..' in p.parts or '\\' in d:
+        _damaged(path, f"checkpoint dir {d!r} must be a folder inside the results folder (relative, no '..')")
+    return d
+
 def _confined(rel, path) -> str:
     "A checkpoint path relative to its folder: no absolute path, no '..'."
     if not isinstance(rel, str) or not rel or PurePosixPath(rel).is_absolute() or '..' in PurePosixPath(rel).parts or '\\' in rel:
         _damaged(path, f"checkpoint path {rel!r} must be relative to the checkpoints folder, without '..'")
     return rel
 
+# %% ../nbs/07_experiment.ipynb #9aeca263
+def _plugin_field(rec: dict, path) -> list:
+    "The plugins a record names: a list of names, checked, never imported."
+    plugins = rec.get('plugins', [])
+    if not isinstance(plugins, list) or not all(isinstance(s, str) and s for s in plugins):
+        _damaged(path, f"plugins {plugins!r} is not a list of names")
+    return plugins
+
+def _check_entry_points(rec: dict, path):
+    "The installed plugin packages a record's run imported: a list of {name, value, dist, version} strings."
+    eps, keys = rec.get('entry_points', []), {'name', 'value', 'dist', 'version'}
+    ok = lambda e: isinstance(e, dict) and set(e) == keys and all(isinstance(v, str) for v in e.values())
+    if not isinstance(eps, list) or not all(ok(e) for e in eps):
+        _damaged(path, f"entry_points {eps!r} is not a list of {{name, value, dist, version}}")
+
+def _check_averages(rec: dict, task, cfg: dict, path):
+    "Each average the task declares is the mean of those of its metrics the record holds (1e-6 relative)."
+    for key, names in (task.averages(cfg) if task.averages else {}).items():
+        if key not in rec: continue
+        names = [n for n in names if n in rec['metrics']]  # a record made elsewhere may hold fewer
+        want = math.fsum(rec['metrics'][n] for n in names) / len(names) if names else None
+        if want is None and rec[key] is None: continue
+        if want is None or rec[key] is None or not math.isclose(rec[key], want, rel_tol=1e-6, abs_tol=1e-9):
+            _damaged(path, f"{key} = {rec[key]!r} is not the mean of its metrics {names} ({want!r}): "
+                           "a score was edited by hand")
+
 # %% ../nbs/07_experiment.ipynb #80753ce0
-def _check_config(cfg, path) -> dict:
+def _check_config(cfg, path, plugins=()) -> dict:
     if not isinstance(cfg, dict): _damaged(path, f"config is {type(cfg).__name__}, not a dict")
     try: made = make_config(**cfg)
-    except ConfigError as e: _damaged(path, f"its config is not a valid config ({e})")
+    except ConfigError as e:
+        missing = missing_plugins(plugins)
+        if missing:  # the record's method, condition or task comes from code this process was not given
+            raise PluginError(f"record {path or '(in memory)'} was made with plugin(s) {missing}, which this "
+                              f"process has not loaded, and its config cannot be checked without them ({e}). "
+                              "Reading a record never imports code: load the plugins you trust first "
+                              "(load_plugins, or plugins=[...] to run, sweep_configs, load_model, evaluate), "
+                              "or pass plugins='record' to load_model/evaluate to load exactly the ones "
+                              "it names") from None
+        _damaged(path, f"its config is not a valid config ({e})")
     if made != cfg:
         diff = sorted(k for k in set(made) | set(cfg) if made.get(k, '<absent>') != cfg.get(k, '<absent>'))
         _damaged(path, f"its config differs from what make_config makes of it in {diff}: it was edited by hand or made by another version")
@@ -264,25 +322,23 @@ def _check_place(path, name: str, expected: Path):
 # %% ../nbs/07_experiment.ipynb #accc4afa
 def check_record(rec, path=None  # the file it was read from (None: a record in memory; its place is not checked)
                 ) -> dict:
-    "Raise DamagedRecordError naming the file and the field unless `rec` keeps the record contract; return it."
+    "`rec` if it keeps the record contract, else DamagedRecordError naming file and field; imports nothing."
     if not isinstance(rec, dict): _damaged(path, f"it holds a {type(rec).__name__}, not a record")
-    plugins = rec.get('plugins', [])
-    if not isinstance(plugins, list) or not all(isinstance(s, str) for s in plugins): _damaged(path, f"plugins {plugins!r} is not a list of names")
-    try: load_plugins(plugins)
-    except PluginError as e: raise PluginError(f"record {path or '(in memory)'} needs plugin(s) {plugins}: {e}") from None
+    plugins = _plugin_field(rec, path); _check_entry_points(rec, path)
     if 'kind' in rec: return check_evaluation_record(rec, path)
     for key, kind in [('id', str), ('config', dict), ('metrics', dict), ('timing', dict)]:
         if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
-    cfg = _check_config(rec['config'], path)
+    cfg = _check_config(rec['config'], path, plugins)
     if rec['id'] != config_id(cfg): _damaged(path, f"id {rec['id']!r} is not its config's ({config_id(cfg)})")
     if path is not None:
         try: root = results_dir_of(path, cfg)
         except IndexError: _damaged(path, 'it lies fewer folders deep than its task keeps records')
         _check_place(path, 'config', record_path(cfg, root))
     if not rec['metrics']: _damaged(path, 'metrics is empty')
-    lo, hi = task_of(cfg).metric_range
+    task = task_of(cfg); lo, hi = task.metric_range
     for key in SCORE_FIELDS:
         if key in rec and not (key == 'shifted_avg' and rec[key] is None): _numbers(rec[key], key, path, lo, hi)
+    _check_averages(rec, task, cfg, path)
     _numbers(rec['timing'], 'timing', path, 0.)
     for key in ('selected_epoch', 'epochs_run'):
         if key in rec and (isinstance(rec[key], bool) or not isinstance(rec[key], int) or rec[key] < 0):
@@ -291,8 +347,7 @@ def check_record(rec, path=None  # the file it was read from (None: a record in 
     if ck is not None:
         if not isinstance(ck, dict) or not re.fullmatch(r'[0-9a-f]{64}', str(ck.get('sha256'))): _damaged(path, f"checkpoint {ck!r} lacks a sha256")
         _confined(ck.get('path'), path)
-        if 'dir' in ck and (not isinstance(ck['dir'], str) or (not Path(ck['dir']).is_absolute() and '..' in PurePosixPath(ck['dir']).parts)):
-            _damaged(path, f"checkpoint dir {ck['dir']!r} must be absolute or a folder inside the results folder")
+        if ck.get('dir') is not None: _confined_dir(ck['dir'], path)
     return rec
 
 # %% ../nbs/07_experiment.ipynb #6402662c
@@ -301,7 +356,7 @@ def check_evaluation_record(rec: dict, path=None) -> dict:
     for key, kind in [('kind', str), ('design', dict), ('config', dict), ('source', dict)]:
         if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
     if 'results' not in rec: _damaged(path, 'results are missing')
-    cfg = _check_config(rec['config'], path)
+    cfg = _check_config(rec['config'], path, rec.get('plugins', []))
     if rec['source'].get('id') != config_id(cfg): _damaged(path, f"source id {rec['source'].get('id')!r} is not its config's ({config_id(cfg)})")
     if path is not None:
         root = Path(path).absolute().parents[1]  # evaluation records lie in <results>/<kind>/
@@ -312,29 +367,77 @@ def check_evaluation_record(rec: dict, path=None) -> dict:
 # %% ../nbs/07_experiment.ipynb #56ecca53
 class Record(dict):
     "A record (a dict) that remembers the file it was read from or written to, so its checkpoint can be found from it alone."
-    def __init__(self, rec: dict, path=None):
-        super().__init__(rec); self.path = None if path is None else Path(path)
+    def __init__(self, rec: dict, path=None,
+                 trained: bool = False):  # whether this process trained it (False: read back from its file)
+        super().__init__(rec); self.path = None if path is None else Path(path); self.trained = trained
+
+# %% ../nbs/07_experiment.ipynb #d44edb30
+RECORD_MAX_BYTES = 16 << 20  # a record holds a few kB (the largest committed one: 23 kB)
+RECORD_MAX_DEPTH = 32  # records nest a few levels deep (a history: 3); deeper is not a record
+CHECKPOINT_MAX_BYTES = 2 << 30  # the largest model file a record may name
+RECORD_NAME = re.compile(r'[^./][^/]*_[0-9a-f]{12}\.json')  # <stem>_<config id>[_<design id>].json
+
+# %% ../nbs/07_experiment.ipynb #7be799d6
+def is_record_file(path,  # a file found under `folder`
+                   folder  # the folder searched
+                  ) -> bool:
+    "Whether `path` is a record by name: `<stem>_<12 hex digits>.json`, in no hidden or `checkpoints` folder."
+    parts = Path(path).relative_to(folder).parts
+    hidden = any(p == 'checkpoints' or p.startswith('.') for p in parts[:-1])
+    return bool(RECORD_NAME.fullmatch(parts[-1])) and not hidden
+
+# %% ../nbs/07_experiment.ipynb #22d46486
+def record_files(folder,  # a results folder, or one of its subfolders
+                 pattern: str = '*.json'  # e.g. '**/*.json' for subfolders too
+                ) -> list:
+    "The files under `folder` matching `pattern` that are records by name (`is_record_file`), sorted."
+    folder = Path(folder)
+    return sorted(p for p in folder.glob(pattern) if is_record_file(p, folder))
+
+# %% ../nbs/07_experiment.ipynb #38ad342f
+def _unique_keys(pairs: list) -> dict:
+    "A JSON object's pairs as a dict; ValueError naming a key given twice (plain json keeps its last value)."
+    d = dict(pairs)
+    if len(d) < len(pairs):
+        seen = set(); dup = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
+        raise ValueError(f"key(s) {dup} given twice in one object")
+    return d
+
+def _depth(v) -> int:
+    "How deep lists and dicts nest in `v` (a number or a string: 0), counted without recursion."
+    deepest, todo = 0, [(v, 1)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, dict): x = list(x.values())
+        if isinstance(x, list): deepest = max(deepest, d); todo += [(y, d + 1) for y in x]
+    return deepest
+
+def record_json(path):
+    "A record file's JSON, as data: a bounded regular file, no key twice, not deeply nested."
+    with open_regular(path, RECORD_MAX_BYTES, 'record', DamagedRecordError) as f:
+        raw = f.read(RECORD_MAX_BYTES + 1)
+    try: rec = json.loads(raw.decode('utf-8'), object_pairs_hook=_unique_keys)
+    except RecursionError: _damaged(path, f"it nests deeper than a record may ({RECORD_MAX_DEPTH} levels)")
+    except ValueError as e: _damaged(path, f"it is not valid JSON ({e})")  # also UnicodeDecodeError
+    if (depth := _depth(rec)) > RECORD_MAX_DEPTH:
+        _damaged(path, f"it nests {depth} levels deep, more than a record may ({RECORD_MAX_DEPTH})")
+    return rec
 
 # %% ../nbs/07_experiment.ipynb #784b44d5
 def read_record(path) -> dict:
-    "The record at `path`, checked against the record contract (`check_record`); DamagedRecordError naming the file and the fix otherwise."
+    "The record at `path`, read as data (`record_json`) and checked (`check_record`)."
     path = Path(path)
-    try: rec = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise DamagedRecordError(f"damaged record {path} ({e}): rerun its config with force=True (papermill: -p force True), "
-                                 f"or move the file aside and run again") from None
-    return Record(check_record(rec, path), path)
+    return Record(check_record(record_json(path), path), path)
 
 # %% ../nbs/07_experiment.ipynb #f2b19922
 def read_records(folder,  # a folder of records (missing: no records)
                  pattern: str = '*.json'  # e.g. '**/*.json' for subfolders too
                 ) -> list:
-    "Every record in `folder`, each checked; a DamagedRecordError names both files when two records claim one run."
+    "Every record in `folder` (`record_files`), each checked; DamagedRecordError when two claim one run."
     folder = Path(folder)
     if not folder.exists(): return []
     out, seen = [], {}
-    for p in sorted(folder.glob(pattern)):
-        if p.parent.name == 'checkpoints': continue
+    for p in record_files(folder, pattern):
         rec = read_record(p)
         key = (rec.get('kind'), rec.get('id') or rec['source']['id'], config_id(rec.get('design', {})))
         if key in seen: raise DamagedRecordError(f"two records claim the same run: {seen[key]} and {p}; keep one and move the other aside")
@@ -475,19 +578,24 @@ def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugi
     return sha256_file(path)
 
 # %% ../nbs/07_experiment.ipynb #668f51e7
-def load_checkpoint(path: Path) -> dict:
-    "The contents of a checkpoint file (weights only: no code in it is run); DamagedCheckpointError naming the file otherwise."
+def load_checkpoint(path,  # a checkpoint file, or a binary file open on one
+                    name=None  # the file's name for errors when `path` is an open file
+                   ) -> dict:
+    "A checkpoint's contents (weights only: no code in it runs); DamagedCheckpointError otherwise."
+    if isinstance(path, (str, os.PathLike)):
+        with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
+            return load_checkpoint(f, path)
     try: return torch.load(path, map_location='cpu', weights_only=True)
-    except FileNotFoundError: raise
     except Exception as e:
-        raise DamagedCheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}): "
+        first = (str(e).splitlines() or [''])[0][:200]
+        raise DamagedCheckpointError(f"checkpoint {name} cannot be read ({type(e).__name__}: {first}): "
                                      "rerun its config with force=True, or evaluate with retrain=True") from None
 
 # %% ../nbs/07_experiment.ipynb #b06ac28f
-def _checkpoint_dir_field(ck_root: Path, results_dir) -> str:
-    "How a record names its checkpoints folder: relative to the results folder when inside it (the pair moves together), else absolute."
+def _checkpoint_dir_field(ck_root: Path, results_dir) -> str | None:
+    "How a record names its checkpoints folder: relative to the results folder when inside it, else None."
     try: return Path(ck_root).absolute().relative_to(Path(results_dir).absolute()).as_posix()
-    except ValueError: return str(Path(ck_root).absolute())
+    except ValueError: return None  # a folder elsewhere is not written into a record: pass `checkpoints_dir=`
 
 def _existing_record(path: Path, device, progress: bool) -> dict:
     "The record at `path`, checked; a warning when it was made on another kind of device (the device is not part of the key)."
@@ -498,16 +606,26 @@ def _existing_record(path: Path, device, progress: bool) -> dict:
                       "force=True reruns it here (and replaces it)", stacklevel=3)
     return rec
 
-def _commit_record(path: Path, record: dict, ckpt: Path, old_ckpt: Path | None) -> dict:
-    "Write `record` (contract checked first); on failure remove the new model, the old record keeping its own; on success remove the old model."
+def _remove_replaced(old: Path | None, sha256: str | None, ck_root: Path, new: Path):
+    "Delete a replaced run's model: a regular file inside this run's checkpoints folder with the old sha256."
+    if old is None or sha256 is None or Path(old).absolute() == Path(new).absolute(): return
+    try:
+        if not Path(old).resolve().is_relative_to(Path(ck_root).resolve()): return
+        with open_regular(old, CHECKPOINT_MAX_BYTES, 'checkpoint') as f: digest = sha256_file(f)
+    except (OSError, ValueError): return  # gone, not a regular file, too large: not the old model, left alone
+    if digest == sha256: Path(old).unlink()
+
+def _commit_record(path: Path, record: dict, ckpt: Path, old_ckpt: Path | None, old_sha256: str | None,
+                   ck_root: Path) -> dict:
+    "Write `record` (checked first); on failure remove the new model, else the old record's."
     try: atomic_write_json(path, check_record(json_ready(record), path))
     except BaseException as e:
         ckpt.unlink(missing_ok=True)
         if isinstance(e, OSError): raise OSError(f"could not write the record {path} ({e.strerror or e}): free disk space or choose "
                                                  "another results folder; the old record and its model are unchanged") from e
         raise
-    if old_ckpt is not None and old_ckpt != ckpt and old_ckpt.exists(): old_ckpt.unlink()
-    return Record(record, path)
+    _remove_replaced(old_ckpt, old_sha256, ck_root, ckpt)
+    return Record(record, path, trained=True)
 
 # %% ../nbs/07_experiment.ipynb #ab59fb49
 def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the task comes from `dataset`, HAR-C by default)
@@ -519,14 +637,16 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
         wait: bool = False,  # when another process is training the same config: wait for it instead of failing
         progress: bool = True,  # one line per epoch
         deterministic: bool = True,  # deterministic kernels only (see `deterministic_mode`; recorded)
-        plugins=None  # modules or .py files registering your methods, conditions, tasks (see `load_plugins`; recorded)
+        plugins=None  # modules, .py files or package folders registering your methods (recorded)
        ) -> dict:
     "Train and evaluate one config (or return its existing record); write and return the record."
     plugins = load_plugins(plugins)
     cfg = make_config(**(cfg or {})); task = task_of(cfg)
     device = check_device(device); threads = check_threads(threads)
     check_bool('force', force); check_bool('wait', wait); check_bool('deterministic', deterministic)
-    if not str(results_dir).strip(): raise ConfigError("results_dir is empty: name a folder (default 'results')")
+    results_dir = folder_path('results_dir', results_dir)
+    if checkpoints_dir is not None: checkpoints_dir = folder_path('checkpoints_dir', checkpoints_dir)
+    cache_dir()  # a PRISM_CACHE that is not a folder is named now, before the data are read
     path = record_path(cfg, results_dir)
     ck_root = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
     check_writable(path.parent, 'results folder'); check_writable(ck_root, 'checkpoints folder')
@@ -535,8 +655,11 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
     old_threads = torch.get_num_threads()
     try:
         if path.exists() and not force: return read_record(path)  # another run finished it while we waited
-        try: old_ckpt = checkpoint_file(read_record(path), path, checkpoints_dir) if path.exists() else None
-        except (DamagedRecordError, PluginError): old_ckpt = None
+        try:  # the model of the record this run replaces: removed once the new record is written
+            old = read_record(path) if path.exists() else None
+            old_ckpt = checkpoint_file(old, path, checkpoints_dir) if old is not None else None
+            old_sha = old['checkpoint']['sha256'] if old_ckpt is not None else None
+        except (DamagedRecordError, PluginError): old_ckpt, old_sha = None, None
         torch.set_num_threads(threads)
         t0, run_uid = time.perf_counter(), uuid.uuid4().hex
         data = task.load(cfg)
@@ -548,9 +671,10 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
         score_key = 'val_acc' if task.score is None else 'val_score'
         record = dict(id=config_id(cfg), config=cfg, data=data.info, **results, **{score_key: log[score_key]},
                       **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic), run_uid=run_uid, plugins=plugins,
+                      **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
                       checkpoint=dict(dir=_checkpoint_dir_field(ck_root, results_dir), path=ckpt.relative_to(ck_root).as_posix(), sha256=digest),
                       pretrain_reused=reused)
-        return _commit_record(path, record, ckpt, old_ckpt)
+        return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root)
     finally:
         torch.set_num_threads(old_threads); lock.release()
 
@@ -561,6 +685,20 @@ def _notebook_params(namespace: dict) -> dict:
     "The parameters a papermill run defined: the namespace's plain literals (what papermill injects), not IPython's `In`/`Out` or _private names."
     literal = (str, int, float, bool, type(None), list, dict, tuple)
     return {k: v for k, v in namespace.items() if not k.startswith('_') and k not in ('In', 'Out') and isinstance(v, literal)}
+
+def _run_line(rec) -> str:
+    "One line: whether the run trained or returned an existing record; the record's and the model's paths."
+    try: model = checkpoint_file(rec, rec.path) or 'none named inside its results folder'
+    except (DamagedRecordError, KeyError, IndexError) as e: model = f'unknown ({e})'
+    done = 'returned the existing record (nothing trained):'
+    if getattr(rec, 'trained', False): done = 'trained and wrote'
+    return f"prism_nb run {done} {rec.path}; model: {model}"
+
+def _say(line: str):
+    "Print `line` to stdout and to the process's terminal (papermill shows the kernel's `sys.__stderr__`)."
+    print(line, flush=True)
+    if sys.__stderr__ is not None and sys.__stderr__ is not sys.stdout:
+        print(line, file=sys.__stderr__, flush=True)
 
 def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
                       home: str = 'harc'  # the task the notebook's parameters cell is written for
@@ -576,12 +714,14 @@ def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its p
     if unknown: raise ConfigError(f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}")
     settings = {k: params[k] for k in RUN_SETTINGS if k in params}
     for key in ('results_dir', 'checkpoints_dir'):
-        v = settings.get(key)
-        if v is not None and not str(v).strip(): raise ConfigError(f"{key} is empty: name a folder")
-        if v is not None and not Path(v).is_absolute(): settings[key] = repo_root() / v
+        if settings.get(key) is None: continue
+        p = folder_path(key, settings[key])  # '~' expanded; blanks around the name refused
+        settings[key] = p if p.is_absolute() else repo_root() / p
     cfg = {k: v for k, v in params.items() if k not in settings and k not in ignored}
     if cfg.get('dataset') == 'harc': del cfg['dataset']  # HAR-C configs name no dataset (their ids predate tasks)
-    return run(cfg, **settings)
+    rec = run(cfg, **settings)
+    _say(_run_line(rec))
+    return rec
 
 # %% ../nbs/07_experiment.ipynb #05d1ae70
 def results_dir_of(record_file, cfg: dict) -> Path:
@@ -592,58 +732,106 @@ def results_dir_of(record_file, cfg: dict) -> Path:
 # %% ../nbs/07_experiment.ipynb #ce4983a8
 def checkpoints_root(rec: dict, rec_file=None,  # the record and the file it was read from (None: under ./results)
                      checkpoints_dir=None  # overrides the folder the record names
-                    ) -> Path:
-    "The checkpoints folder of a record's run: `checkpoints_dir`, else the folder the record names (relative to its results folder)."
+                    ) -> Path | None:
+    "A record's checkpoints folder: `checkpoints_dir`, else the one it names inside its results folder."
     if checkpoints_dir: return Path(checkpoints_dir)
     results_dir = results_dir_of(rec_file, rec['config']) if rec_file else Path('results')
     ck = rec.get('checkpoint') or {}
-    if 'dir' in ck: return Path(ck['dir']) if Path(ck['dir']).is_absolute() else results_dir / ck['dir']
-    if ck: return Path(results_dir).absolute().parent / 'checkpoints'  # records made before checkpoints lived inside the results folder
-    return default_checkpoints_dir(results_dir)
+    if not ck: return default_checkpoints_dir(results_dir)
+    if ck.get('dir') is None: return None  # given outside the results folder: a record never points out of it
+    root = Path(results_dir) / _confined_dir(ck['dir'], rec_file)
+    if not root.resolve().is_relative_to(Path(results_dir).resolve()):
+        _damaged(rec_file, f"checkpoint dir {ck['dir']!r} leads out of the results folder {results_dir}")
+    return root
 
 # %% ../nbs/07_experiment.ipynb #2c23dd42
 def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | None:
-    "Where the record's checkpoint is (None when it names none), confined to its checkpoints folder."
+    "Where the record's checkpoint is (None if it names none), confined to its checkpoints folder."
     ck = rec.get('checkpoint')
     if not ck: return None
     rel = _confined(ck.get('path'), rec_file)
     root = checkpoints_root(rec, rec_file, checkpoints_dir)
+    if root is None: return None
     path = root / rel
     if not path.resolve().is_relative_to(root.resolve()): _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
     return path
 
+# %% ../nbs/07_experiment.ipynb #08d3ee78
+def record_plugins(named: list,  # the plugins a record or checkpoint names
+                   plugins=None,  # the caller's choice: None (no code), a list, or 'record' (exactly `named`)
+                   where: str = 'the record'  # the record or checkpoint, for the error
+                  ) -> list:
+    "Load the plugins the caller chose; PluginError naming unloaded ones `named` if it chose none."
+    if isinstance(plugins, str) and plugins.strip() == 'record': return load_plugins(named)
+    chosen = load_plugins(plugins)
+    missing = missing_plugins(named)
+    if missing and not chosen:
+        raise PluginError(f"{where} was made with plugin(s) {missing}, which this process has not loaded; "
+                          "a record "
+                          "never imports code on its own: pass plugins=[...] (the code you trust) or "
+                          "plugins='record' (exactly the ones it names)")
+    return chosen or list(named)
+
 # %% ../nbs/07_experiment.ipynb #dcacdd7e
+def _read_checkpoint(path, sha256: str | None = None) -> dict:
+    "A checkpoint read once from a bounded regular file, its sha256 checked first when given."
+    with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
+        if sha256 is not None:
+            if sha256_file(f) != sha256:
+                raise DamagedCheckpointError(f"checkpoint {path} does not match its record (sha256 differs): "
+                                             "it was "
+                                             "altered, or belongs to another run of this config; "
+                                             "rerun with retrain=True")
+            f.seek(0)
+        return load_checkpoint(f, path)
+
+def _no_checkpoint(rec: dict, path) -> str:
+    "Why a record's model cannot be loaded, and the way out."
+    cfg, ck = rec['config'], rec.get('checkpoint')
+    if not ck: why = ": the record predates saved models"
+    elif path is None: why = (": its checkpoints folder lay outside the results folder at training time, "
+                              "and a record "
+                              "never points out of it: pass checkpoints_dir=")
+    else: why = f": {path} is missing (copy the results folder's checkpoints/ too, or pass checkpoints_dir=)"
+    return (f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} (id {rec.get('id')}){why}; "
+            "retrain=True reruns the config and saves one")
+
 def load_model(source,  # a record dict, a record's .json path, or a checkpoint's .pt path
                checkpoints_dir=None,  # where the record's checkpoint lives; default: the folder the record names
                device=None,  # where to put the model; default the CPU
                retrain: bool = False,  # rerun the config when the record has no checkpoint
-               ) -> tuple:
-    "(trained model in eval mode, its config) from a record or a checkpoint."
+               plugins=None  # code it needs: None (what is loaded), a list, or 'record' (what it names)
+              ) -> tuple:
+    "(trained model in eval mode, its config) from a record or checkpoint; imports only what `plugins` says."
     device = check_device(device or 'cpu')
     rec, rec_file = None, None
-    if isinstance(source, dict): rec, rec_file = check_record(source), getattr(source, 'path', None)
-    elif Path(source).suffix == '.json': rec_file = Path(source); rec = read_record(rec_file)
+    if isinstance(source, dict):
+        rec_file = getattr(source, 'path', None)
+        where = f"record {rec_file or '(in memory)'}"
+        again = record_plugins(_plugin_field(source, rec_file), plugins, where)
+        rec = check_record(source)
+    elif Path(source).suffix == '.json':
+        rec_file = Path(source); raw = record_json(rec_file)
+        named = _plugin_field(raw if isinstance(raw, dict) else {}, rec_file)
+        again = record_plugins(named, plugins, f"record {rec_file}")
+        rec = Record(check_record(raw, rec_file), rec_file)
     if rec is not None:
         cfg = rec['config']
         path = checkpoint_file(rec, rec_file, checkpoints_dir)
         if path is None or not path.exists():
-            if not retrain:
-                raise FileNotFoundError(f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} (id {rec.get('id')})"
-                                        + (f": {path} is missing (copy the results folder's checkpoints/ along with it, or pass "
-                                           "checkpoints_dir=)" if path else ": the record predates saved models")
-                                        + "; retrain=True reruns the config and saves one")
+            if not retrain: raise FileNotFoundError(_no_checkpoint(rec, path))
             results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
-            rec = run(cfg, results_dir=results_dir, checkpoints_dir=checkpoints_dir, force=True, progress=False, plugins=rec.get('plugins'))
+            rec = run(cfg, results_dir=results_dir, checkpoints_dir=checkpoints_dir, force=True,
+                      progress=False,
+                      plugins=again)
             path = checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
-        if sha256_file(path) != rec['checkpoint']['sha256']:
-            raise DamagedCheckpointError(f"checkpoint {path} does not match its record (sha256 differs): it was altered, or belongs to "
-                                         "another run of this config; rerun with retrain=True")
-    else: path = Path(source)
-    ck = load_checkpoint(path)
+        ck = _read_checkpoint(path, rec['checkpoint']['sha256'])
+    else:
+        path = Path(source); ck = _read_checkpoint(path)
+        if isinstance(ck, dict): record_plugins(_plugin_field(ck, path), plugins, f"checkpoint {path}")
     if not isinstance(ck, dict) or not {'config', 'sizes', 'state_dict', 'run_uid'} <= set(ck):
         raise DamagedCheckpointError(f"checkpoint {path} is not a prism_nb model (it lacks config, sizes, state_dict or run_uid)")
     if rec is not None and ck['run_uid'] != rec['run_uid']: raise DamagedCheckpointError(f"checkpoint {path} belongs to another run of this config")
-    load_plugins(ck.get('plugins'))
     cfg = ck['config']
     algo = build_algorithm(cfg, ck['sizes']).for_inference()
     algo.load_state_dict(ck['state_dict'])
@@ -671,10 +859,11 @@ def evaluate(source,  # a record dict, a record .json path or a checkpoint .pt p
              rate: float | None = None,  # observation budget for `conditions`; None: the run's
              masks: torch.Tensor | None = None,  # explicit test masks [N,L,D], reported as 'custom'
              checkpoints_dir=None, device=None, retrain: bool = False,
-             predictions: bool = False  # also return the predicted classes per condition
+             predictions: bool = False,  # also return the predicted classes per condition
+             plugins=None  # code it needs: None (what is loaded), a list, or 'record' (see `load_model`)
             ) -> dict:
     "Metrics of a saved model, without training: the record's evaluation, or accuracy per condition/mask."
-    algo, cfg = load_model(source, checkpoints_dir, device, retrain)
+    algo, cfg = load_model(source, checkpoints_dir, device, retrain, plugins)
     task = task_of(cfg)
     if conditions is None and masks is None and rate is None:
         return task.evaluate(algo, task.load(cfg), cfg)
@@ -735,25 +924,41 @@ def load_harc_data(cfg: dict) -> TaskData:
     "HAR-C for one config: source splits masked by the training condition (Random by default), a masked test set per condition."
     seed, rate, tc = cfg['seed'], cfg['rate'], cfg.get('train_condition', 'Random')
     train, val, test, splits = harc_splits(seed, cfg['source'], cfg['channels'], cfg['max_windows'])
+    absent = [HAR_CLASSES[k] for k in range(len(HAR_CLASSES)) if not bool((test.y == k).any())]
+    if absent: raise ConfigError(f"max_windows={cfg['max_windows']} draws a test subset (seed {seed}) "
+                                 f"without {absent}: "
+                                 "per-class accuracy needs every class; raise max_windows")
     return TaskData(train=observe(train, tc, rate, derive_seed(seed, 'masks', 'train')),
                     val=observe(val, tc, rate, derive_seed(seed, 'masks', 'val')),
                     tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in harc_test_conditions(cfg)},
                     info=harc_info(splits, train, val, test, rate))
 
+# %% ../nbs/07_experiment.ipynb #55253243
+def harc_averages(cfg: dict) -> dict:
+    "`avg`: the mean over the eight HAR-C conditions; `shifted_avg`: over those but the training condition."
+    tc = cfg.get('train_condition', 'Random')
+    return dict(avg=list(HARC_CONDITIONS), shifted_avg=[c for c in HARC_CONDITIONS if c != tc])
+
 # %% ../nbs/07_experiment.ipynb #5bf3944c
 def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
-    "Accuracy (%) per condition, per class, the average over the eight HAR-C conditions and over those other than the training one."
+    "Accuracy (%) per condition and per class, and the averages `harc_averages` declares."
     metrics, per_class = {}, {}
     for cond, x in data.tests.items():
         pred = predict(algo, x).cpu()
         metrics[cond] = percent_correct(pred, x.y)
         per_class[cond] = class_accuracies(pred, x.y, data.info['n_classes'])
-    tc = cfg.get('train_condition', 'Random')
-    shifted = [metrics[c] for c in HARC_CONDITIONS if c in metrics and c != tc]
-    return dict(metrics=metrics, per_class=per_class, avg=float(np.mean([metrics[c] for c in HARC_CONDITIONS if c in metrics])),
-                shifted_avg=float(np.mean(shifted)) if shifted else None)
+    means = {k: float(np.mean([metrics[c] for c in names])) if names else None
+             for k, names in harc_averages(cfg).items()}
+    return dict(metrics=metrics, per_class=per_class, **means)
 
 # %% ../nbs/07_experiment.ipynb #9d19156e
+@functools.lru_cache(maxsize=None)
+def _budget_error(fn, name: str, rate: float, n_channels: int) -> str:
+    "Why condition `name` (drawn by `fn`) cannot draw a HAR-C window's masks at `rate` ('' if it can)."
+    try: condition_masks(name, 1, L=128, D=n_channels, rate=rate, seed=0)
+    except ValueError as e: return str(e)
+    return ''
+
 def check_harc(cfg: dict):
     "HAR-C's own parameters: source, channels, rate, max_windows."
     if cfg['source'] not in HAR_SOURCES: raise ConfigError(f"source must be one of {', '.join(HAR_SOURCES)}, got {cfg['source']!r}")
@@ -765,9 +970,20 @@ def check_harc(cfg: dict):
     cfg['rate'] = check_real('rate', cfg['rate'], 0, 1, lo_open=True)
     try: budget_steps(128, cfg['rate'])
     except ValueError as e: raise ConfigError(f"rate: {e}") from None
-    if cfg['max_windows'] is not None: cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], 2)
+    if cfg['max_windows'] is not None:
+        try: cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], len(HAR_CLASSES))
+        except ConfigError as e:
+            raise ConfigError(f"{e}: fewer windows than the {len(HAR_CLASSES)} classes leave a class "
+                              "out of the test "
+                              "set, and its per-class accuracy undefined") from None
     tc = cfg.get('train_condition', 'Random')
     check_condition(tc, 'train_condition')
+    n_channels = len(CHANNEL_SETS[ch]) if isinstance(ch, str) else len(ch)
+    for c in harc_test_conditions(cfg):  # a condition that cannot draw its masks fails now, not after loading
+        why = _budget_error(CONDITIONS[c], c, cfg['rate'], n_channels)
+        if why: raise ConfigError(f"rate {cfg['rate']}: condition {c} cannot draw its masks at this budget "
+                                  f"({why}); "
+                                  "lower the rate")
     if tc == 'Random': cfg.pop('train_condition', None)  # the default leaves the config, so the ids of Random-trained runs never change
 
 # %% ../nbs/07_experiment.ipynb #dceb79e5
@@ -779,4 +995,5 @@ def harc_record_stem(cfg: dict) -> tuple:
 HARC = register_task(Task(
     name='harc', display='HAR-C', defaults=HARC_DEFAULTS, check=check_harc, load=load_harc_data, evaluate=evaluate_harc,
     record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb', conditions=tuple(HARC_CONDITIONS),
+    averages=harc_averages,
     test_windows=lambda cfg: harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])[2]))

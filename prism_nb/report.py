@@ -12,17 +12,19 @@ from filelock import FileLock, Timeout
 import numpy as np
 import pandas as pd
 
-from .core import repo_root, atomic_write, results_root
-from .experiment import make_config, record_path, read_record, read_records, check_seeds, ConfigError
+from .core import repo_root, atomic_write, atomic_write_json, results_root
+from .experiment import (make_config, record_path, read_record, read_records, record_files,
+                                 check_seeds,
+                                 ConfigError)
 
 # %% auto #0
 __all__ = ['PAPER_RC', 'BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'COVERAGE', 'load_records',
            'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown',
-           'save_table', 'save_figure', 'check_results_dir', 'is_empty_table', 'publish', 'harc_records',
-           'harc_result_table', 'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling', 'backbone_table',
-           'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs', 'feature_geometry',
-           'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings', 'cpu_seconds',
-           'compute_ledger', 'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
+           'save_table', 'save_figure', 'check_results_dir', 'is_empty_table', 'finish_publish', 'publish',
+           'harc_records', 'harc_result_table', 'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling',
+           'backbone_table', 'plot_backbone_generalization', 'manydg_space_blowups', 'harc_collapsed_runs',
+           'feature_geometry', 'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
+           'cpu_seconds', 'compute_ledger', 'records_cpu_hours', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(experiment: str = 'harc',  # results subfolder
@@ -138,10 +140,12 @@ def save_figure(fig, stem, dpi: int = 150) -> list:
 # %% ../nbs/11_report.ipynb #5d3da546
 def check_results_dir(results_dir=None  # None: the repository's results/
                      ) -> Path:
-    "The results folder a render reads, refused (ConfigError) when it does not exist or holds no record."
+    "The results folder a render reads, each record in it read and checked first; ConfigError if it has none."
     root = results_root(results_dir)
     if not root.is_dir(): raise ConfigError(f"results_dir {root} does not exist (a typo?); records are read from there")
-    if next(root.glob('*/**/*.json'), None) is None: raise ConfigError(f"results_dir {root} holds no records (results/<experiment>/*.json)")
+    files = record_files(root, '*/**/*.json')
+    if not files: raise ConfigError(f"results_dir {root} holds no records (<experiment>/<stem>_<id>.json)")
+    for sub in sorted({p.relative_to(root).parts[0] for p in files}): read_records(root / sub, '**/*.json')
     return root
 
 # %% ../nbs/11_report.ipynb #d3c9d3a1
@@ -149,38 +153,73 @@ def is_empty_table(df: pd.DataFrame) -> bool:
     "Whether a table holds no value: every data cell missing or '—'."
     return bool(df.size == 0 or df.map(lambda v: v is None or v == '—' or (isinstance(v, float) and np.isnan(v))).all().all())
 
+# %% ../nbs/11_report.ipynb #07510954
+def _publish_dirs(tables_dir, figures_dir) -> list:
+    "The two folders a render writes; ConfigError when they are one folder or one lies inside the other."
+    dirs = [Path(tables_dir), Path(figures_dir)]
+    t, f = (d.resolve() for d in dirs)
+    if t == f or t.is_relative_to(f) or f.is_relative_to(t):
+        raise ConfigError(f"tables_dir {dirs[0]} and figures_dir {dirs[1]} are the same folder or one lies "
+                          "inside "
+                          "the other: a render would write one set over the other; give two separate folders")
+    return dirs
+
+def _aside(d: Path, state: str, uid: str = '*') -> Path:
+    "A render's own folder beside `d`: `.<name>.<state>-<uid>` (staging, commit; `old`: earlier versions)."
+    return d.parent / f'.{d.name}.{state}-{uid}'
+
+def _move_in(src: Path, live: Path) -> int:
+    "Move every file of `src` into `live`, each with one atomic os.replace; other files of `live` stay."
+    live.mkdir(parents=True, exist_ok=True); n = 0
+    for f in sorted(src.iterdir()) if src.is_dir() else []:
+        if f.is_file() and not f.name.startswith('.'): os.replace(f, live / f.name); n += 1
+    return n
+
+def finish_publish(tables_dir, figures_dir) -> int:
+    "Move in the set of a render killed after its commit, drop one killed before; the number of files moved."
+    tables, figures = _publish_dirs(tables_dir, figures_dir); moved = 0
+    for commit in sorted(tables.parent.glob(_aside(tables, 'commit').name)):
+        uid, journal = commit.name.rsplit('-', 1)[1], commit / '.journal.json'
+        fig_live = Path(json.loads(journal.read_text())['figures_dir']) if journal.is_file() else figures
+        moved += _move_in(_aside(fig_live, 'staging', uid), fig_live) + _move_in(commit, tables)
+        shutil.rmtree(_aside(fig_live, 'staging', uid), ignore_errors=True); shutil.rmtree(commit)
+    for d in (tables, figures):
+        for left in sorted(d.parent.glob(_aside(d, 'staging').name)):  # never committed: the old set stands
+            shutil.rmtree(left, ignore_errors=True)
+        for old in sorted(d.parent.glob(_aside(d, 'old').name)):  # an earlier version's swap, killed half-way
+            if not d.exists(): os.replace(old, d)  # it held the only copy
+            else: shutil.rmtree(old, ignore_errors=True)  # a copy of what it swapped out: the live one has it
+    return moved
+
 # %% ../nbs/11_report.ipynb #47f3bf05
 def publish(tables: dict,  # name -> (DataFrame, keyword arguments of `save_table`)
             figures: dict,  # name -> matplotlib figure
             tables_dir, figures_dir) -> dict:
-    "Write every table and figure into staging copies of the two folders, then swap both in: all or nothing, one render at a time."
-    dirs = [Path(tables_dir), Path(figures_dir)]
+    "Write the set to staging folders, commit it with one rename, move each file in; one render at a time."
+    dirs = _publish_dirs(tables_dir, figures_dir)
+    dirs[0].parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(dirs[0].parent / '.render.lock'))
     try: lock.acquire(timeout=0)
     except Timeout: raise RuntimeError(f"another render holds {lock.lock_file}; wait for it to finish") from None
     try:
-        for d in dirs:  # what a killed render left behind
-            for left in d.parent.glob(f'.{d.name}.*-*'): shutil.rmtree(left, ignore_errors=True)
+        finish_publish(*dirs)  # what a killed render left: its committed set moved in first
         def committed_has_values(n, kw) -> bool:
             csv = dirs[0] / f'{n}.csv'
             return csv.exists() and not is_empty_table(pd.read_csv(csv, index_col=0 if kw.get('index', True) else None))
         empty = [n for n, (df, kw) in tables.items() if is_empty_table(df) and committed_has_values(n, kw)]
         if empty: raise ConfigError(f"no values for {empty}, which the committed tables have: are the records in the results_dir given?")
         uid = uuid.uuid4().hex[:8]
-        staging = [d.parent / f'.{d.name}.staging-{uid}' for d in dirs]
+        staging = [_aside(d, 'staging', uid) for d in dirs]
         try:
-            for d, s in zip(dirs, staging):
-                if d.exists(): shutil.copytree(d, s)
-                else: s.mkdir(parents=True)
+            for s in staging: s.mkdir(parents=True)
             for name, (df, kw) in tables.items(): save_table(df, staging[0] / name, **kw)
             for name, fig in figures.items(): save_figure(fig, staging[1] / name)
-            old = [d.parent / f'.{d.name}.old-{uid}' for d in dirs]
-            for d, s, o in zip(dirs, staging, old):
-                if d.exists(): d.rename(o)
-                s.rename(d)
-        finally:
+            atomic_write_json(staging[0] / '.journal.json', {'figures_dir': str(dirs[1].absolute())})
+            os.replace(staging[0], _aside(dirs[0], 'commit', uid))  # the commit: from here the new set stands
+        except BaseException:
             for s in staging: shutil.rmtree(s, ignore_errors=True)
-        for o in old: shutil.rmtree(o, ignore_errors=True)
+            raise
+        finish_publish(*dirs)
         return dict(tables=len(tables), figures=len(figures))
     finally: lock.release()
 
@@ -475,7 +514,6 @@ ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:abla
     ('Component removal from PRISM', 'w/o E_samp'): dict(method='prism', variant='no_esamp'),
 }
 
-
 # %% ../nbs/11_report.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
     "The paper artefacts a record feeds."
@@ -521,7 +559,7 @@ def cpu_seconds(r: dict) -> float:
 def compute_ledger(results_dir=None) -> pd.DataFrame:
     "Per artefact: its records, CPU hours, distinct settings (`cells`) and the fewest/most seeds behind one setting."
     root = results_root(results_dir); rows = []
-    for p in sorted(root.rglob('*.json')):
+    for p in record_files(root, '**/*.json'):
         kind = p.relative_to(root).parts[0]
         r = read_record(p)
         rows += [dict(artefact=a, seconds=cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
@@ -535,7 +573,7 @@ def compute_ledger(results_dir=None) -> pd.DataFrame:
 # %% ../nbs/11_report.ipynb #c1260136
 def records_cpu_hours(results_dir=None) -> tuple:
     "(records, CPU hours) of every record under `results_dir`, each counted once."
-    secs = [cpu_seconds(read_record(p)) for p in sorted(results_root(results_dir).rglob('*.json'))]
+    secs = [cpu_seconds(read_record(p)) for p in record_files(results_root(results_dir), '**/*.json')]
     return len(secs), sum(secs) / 3600
 
 # %% ../nbs/11_report.ipynb #d02a24a9

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .core import config_id, repo_root, load_plugins
+from .core import config_id, repo_root, load_plugins, folder_path, PluginError
 from .algorithms import algorithm_class
 from .experiment import make_config, record_path, task_of, check_seeds, read_record, DamagedRecordError
 
@@ -104,13 +104,14 @@ def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (igno
               plugins=None,  # modules or .py files registering your own methods, conditions, tasks: every worker imports them
               progress: bool = True) -> dict:
     "Run the configs without a record; a summary dict of lists: done, skipped, in_progress (trained by another sweep), failed (config name, error)."
-    root = repo_root(); results_dir = Path(results_dir if Path(results_dir).is_absolute() else root / results_dir)
+    root = repo_root(); results_dir = folder_path('results_dir', results_dir)  # '~' expanded, blanks refused
+    results_dir = results_dir if results_dir.is_absolute() else root / results_dir
     paths = [(c, record_path(c, results_dir)) for c in cfgs]  # looked at once: one snapshot of what exists
     skipped, todo, damaged = [], [], []
     for c, p in paths:
         if not p.exists(): todo.append((c, p.stem)); continue
         try: read_record(p); skipped.append(p.stem)  # skipped only when its record keeps the record contract
-        except DamagedRecordError as e: damaged.append((p.stem, str(e)))
+        except (DamagedRecordError, PluginError) as e: damaged.append((p.stem, str(e)))  # or needing code
     threads = threads or max(1, (os.cpu_count() or 1) // max(workers, 1))
     out_dir = Path(out_dir or root / 'runs'); out_dir.mkdir(parents=True, exist_ok=True)
     cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir, threads=threads, device=device,

@@ -1,7 +1,8 @@
 """Plugins from outside the repository, with no edit to the package: a .py file defining a method and a sampling
 condition runs through papermill (nbs/run_harc.ipynb -p plugins), a two-worker sweep, and evaluate() of its record in a
-new Python process; a missing plugin file is named, also when a record's plugin was deleted; an installed package's
-entry point (group prism_nb.plugins) registers its method in a fresh process without being passed."""
+new Python process when asked to load the record's plugins (plugins='record'; without it, they are named,
+never imported); a missing plugin file is named, also when a record's plugin was deleted; an installed
+package's entry point (group prism_nb.plugins) registers its method in a fresh process, not passed."""
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
@@ -78,15 +79,20 @@ def test_papermill_runs_a_plugin_method_on_a_plugin_condition(papermill_record, 
     assert rec['plugins'] == [str(plugin)]  # the record names the file it needs
     assert list(rec['metrics']) == sorted(HARC_CONDITIONS + ['PlugBurst'])  # tested on the eight and on its own condition
 
-def test_evaluate_in_a_new_process_imports_the_recorded_plugin(papermill_record):
+def test_evaluate_in_a_new_process_imports_the_recorded_plugin_when_asked(papermill_record, plugin):
     rec = json.loads(papermill_record.read_text())
     probe = (f"import json; from prism_nb.experiment import evaluate; p = {str(papermill_record)!r}; "
-             f"print(json.dumps([evaluate(p)['metrics'], evaluate(p, conditions=['PlugBurst', 'Random'])['metrics']]))")
+             "print(json.dumps([evaluate(p, plugins='record')['metrics'], "
+             "evaluate(p, conditions=['PlugBurst', 'Random'])['metrics']]))")
     done = fresh_python(probe)
     assert done.returncode == 0, done.stderr[-3000:]
     own, chosen = json.loads(done.stdout.splitlines()[-1])
     assert own == rec['metrics']
     assert chosen == {c: rec['metrics'][c] for c in ['PlugBurst', 'Random']}
+    done = fresh_python(f"from prism_nb.experiment import evaluate; evaluate({str(papermill_record)!r})")
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode != 0 and 'PluginError' in last and "plugins='record'" in last, last
+    assert f"plugin(s) ['{plugin}'], which this process has not loaded" in last, last
 
 def test_two_worker_sweep_hands_the_plugin_to_every_worker(plugin, tmp_path, monkeypatch):
     monkeypatch.setenv('PYTHONPATH', python_env()['PYTHONPATH'])  # the workers' kernels import this checkout
@@ -112,10 +118,14 @@ def test_a_record_whose_plugin_was_deleted_names_it_in_a_new_process(tmp_path):
     rec = run(dict(method='goneerm', **TINY), results_dir=tmp_path / 'results', plugins=[str(gone)], progress=False)
     path = record_path(rec['config'], tmp_path / 'results')
     gone.unlink()
-    done = fresh_python(f"from prism_nb.experiment import evaluate; evaluate({str(path)!r})")
+    done = fresh_python(f"from prism_nb.experiment import evaluate as e; e({str(path)!r}, plugins='record')")
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
-    assert 'PluginError' in last and f"needs plugin(s) ['{gone}']" in last and f'plugin file {gone} does not exist' in last, last
+    assert 'PluginError' in last and f'plugin file {gone} does not exist' in last, last
+    done = fresh_python(f"from prism_nb.experiment import read_record; read_record({str(path)!r})")
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode != 0 and 'PluginError' in last, last
+    assert f"plugin(s) ['{gone}'], which this process has not loaded" in last, last
 
 @pytest.fixture
 def installed(tmp_path) -> Path:
