@@ -948,7 +948,7 @@ def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
         metrics[cond] = percent_correct(pred, x.y)
         per_class[cond] = class_accuracies(pred, x.y, data.info['n_classes'])
     means = {k: float(np.mean([metrics[c] for c in names])) if names else None
-             for k, names in harc_averages(cfg).items()}
+             for k, names in task_of(cfg).averages(cfg).items()}
     return dict(metrics=metrics, per_class=per_class, **means)
 
 # %% ../nbs/07_experiment.ipynb #9d19156e

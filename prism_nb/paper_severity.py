@@ -13,15 +13,15 @@ from .core import derive_seed, results_root
 from .data import HAR_CLASSES
 from .sampling import (SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES, PAPER_SEVERITY_CONDITIONS, knob_condition,
                                check_budget, budget_steps)
-from .engine import accuracy, predict, percent_correct, class_accuracies
+from .engine import accuracy
 from .experiment import (Task, TaskData, register_task, HARC, HARC_DEFAULTS, check_harc, harc_splits, harc_info,
-                                 harc_record_stem, task_of, observe, read_records)
+                                 harc_record_stem, evaluate_harc, task_of, observe, read_records)
 from .report import reported, summarize, pm, wide_table, versus_paper, harc_records
 
 # %% auto #0
 __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
            'knob_frame', 'relative_drop', 'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table',
-           'plot_knob_curves', 'load_harc_ps', 'evaluate_harc_ps', 'severity_matched_table', 'severity_verdict',
+           'plot_knob_curves', 'load_harc_ps', 'harc_ps_averages', 'severity_matched_table', 'severity_verdict',
            'severity_findings']
 
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
@@ -152,20 +152,15 @@ def load_harc_ps(cfg: dict) -> TaskData:
                     info=harc_info(splits, train, val, test, rate))
 
 # %% ../nbs/18_paper_severity.ipynb #ca662862
-def evaluate_harc_ps(algo, data: TaskData, cfg: dict) -> dict:
-    "Accuracy (%) per condition and per class, the average over the eight conditions and over the seven but Random."
-    metrics, per_class = {}, {}
-    for cond, x in data.tests.items():
-        pred = predict(algo, x).cpu()
-        metrics[cond], per_class[cond] = percent_correct(pred, x.y), class_accuracies(pred, x.y, data.info['n_classes'])
-    return dict(metrics=metrics, per_class=per_class, avg=float(np.mean(list(metrics.values()))),
-                shifted_avg=float(np.mean([a for c, a in metrics.items() if c != 'Random'])))
+def harc_ps_averages(cfg: dict) -> dict:
+    "`avg`: the mean over `PAPER_SEVERITY_CONDITIONS`; `shifted_avg`: over those but Random."
+    return dict(avg=list(PAPER_SEVERITY_CONDITIONS), shifted_avg=PAPER_SEVERITY_CONDITIONS[1:])
 
 # %% ../nbs/18_paper_severity.ipynb #9dd6079e
 HARC_PS = register_task(Task(
     name='harc_ps', display="HAR-C (paper severity)", defaults=HARC_PS_DEFAULTS, check=check_harc, load=load_harc_ps,
-    evaluate=evaluate_harc_ps, record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb',
-    conditions=tuple(PAPER_SEVERITY_CONDITIONS), test_windows=HARC.test_windows))
+    evaluate=evaluate_harc, record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb',
+    conditions=tuple(PAPER_SEVERITY_CONDITIONS), averages=harc_ps_averages, test_windows=HARC.test_windows))
 
 # %% ../nbs/18_paper_severity.ipynb #7f9268cb
 PS_COLUMNS = {name: c for c, name in PAPER_SEVERITY_NAMES.items()}  # 'Desync-P' -> 'Desync'
