@@ -540,6 +540,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
     if kind == 'harc_shortcut': return ['fig:analysis_severity_shortcut'] + (['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else [])
     if kind == 'harc_severity': return ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
     if kind == 'harc_concentration': return ['harc_concentration']
+    if kind == 'harc_ps': return ['harc_severity_matched']  # HAR-C at the paper's severity (18_paper_severity)
+    if kind == 'harc_knobs': return ['harc_knob_curves']
     if kind == 'harc_probes': return ['fig:branch_information']
     if kind == 'harc_sensitivity': return ['fig:ablations']
     return []
