@@ -13,8 +13,8 @@ import torch.nn as nn
 from .core import ISMTS, derive_seed, ConfigError
 
 # %% auto #0
-__all__ = ['model_device', 'check_device', 'default_device', 'deterministic_mode', 'device_facts', 'predict_logits', 'predict',
-           'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
+__all__ = ['model_device', 'check_device', 'default_device', 'deterministic_mode', 'device_facts', 'cpu_facts', 'predict_logits',
+           'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
@@ -72,6 +72,25 @@ def device_facts(device) -> dict:
         facts.update(gpu=props.name, capability=f'{props.major}.{props.minor}', gpu_memory_gib=round(props.total_memory / 2**30, 1),
                      cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version())
     return facts
+
+# %% ../nbs/06_engine.ipynb #ab8230c9
+def _cpu_model() -> str:
+    "The processor's model name (from /proc/cpuinfo where there is one)."
+    import platform
+    try:
+        for line in open('/proc/cpuinfo'):
+            if line.startswith('model name'): return line.split(':', 1)[1].strip()
+    except OSError: pass
+    return platform.processor() or platform.machine()
+
+def cpu_facts(seconds: float = 0.1  # how long to measure the matrix-product throughput
+             ) -> dict:
+    "The CPU a run used: model, torch's capability (e.g. AVX2), logical cores, threads, measured float32 GFLOP/s."
+    n, a = 256, torch.randn(256, 256)
+    done, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds: a @ a; done += 1
+    return dict(model=_cpu_model(), capability=torch.backends.cpu.get_cpu_capability(), cores=os.cpu_count(),
+                threads=torch.get_num_threads(), float32_gflops=round(2 * n ** 3 * done / (time.perf_counter() - t0) / 1e9, 1))
 
 # %% ../nbs/06_engine.ipynb #e786db08
 @torch.no_grad()

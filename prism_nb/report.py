@@ -554,8 +554,9 @@ def _cell_of(kind: str, r: dict) -> str:
 
 # %% ../nbs/11_report.ipynb #7e9fcb4b
 def cpu_seconds(r: dict) -> float:
-    "CPU seconds a record cost: a run's wall time times its torch threads; an evaluation's own seconds."
-    return r['timing']['total_seconds'] * (r.get('torch_threads') or 1) if 'timing' in r else r.get('seconds', 0.)
+    "CPU seconds a record cost: its process CPU time where recorded, else wall time times threads; an evaluation's seconds."
+    if 'timing' not in r: return r.get('seconds', 0.)
+    return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * (r.get('torch_threads') or 1)
 
 # %% ../nbs/11_report.ipynb #b56526bc
 def compute_ledger(results_dir=None) -> pd.DataFrame:
@@ -564,12 +565,14 @@ def compute_ledger(results_dir=None) -> pd.DataFrame:
     for p in record_files(root, '**/*.json'):
         kind = p.relative_to(root).parts[0]
         r = read_record(p)
-        rows += [dict(artefact=a, seconds=cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed']) for a in _artefacts_of(kind, r)]
-    df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed'])
+        rows += [dict(artefact=a, seconds=cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed'],
+                     wall='process_cpu_seconds' not in r.get('timing', {})) for a in _artefacts_of(kind, r)]
+    df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed', 'wall'])
     out = df.groupby('artefact').seconds.agg(['count', 'sum']).rename(columns={'count': 'records', 'sum': 'cpu_hours'})
     out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
     per_cell = df.groupby(['artefact', 'cell']).seed.nunique().groupby('artefact')
     out['cells'], out['min_seeds'], out['max_seeds'] = per_cell.size(), per_cell.min(), per_cell.max()
+    out['wall_clock_records'] = df.groupby('artefact').wall.sum()  # no process CPU time: wall time x threads
     return out.sort_values('cpu_hours', ascending=False, kind='stable')
 
 # %% ../nbs/11_report.ipynb #c1260136
