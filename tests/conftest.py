@@ -12,3 +12,13 @@ def pytest_configure(config):
 
 @pytest.fixture
 def root(): return ROOT
+
+@pytest.fixture(scope='module')
+def train_quick(tmp_path_factory):
+    "A function training one quick config into its own results folder: (results folder, record, record path)."
+    from prism_nb.experiment import run, make_config, record_path
+    def train(quick: dict) -> tuple:
+        results = tmp_path_factory.mktemp('trained') / 'results'
+        rec = run(quick, results_dir=results, progress=False)
+        return results, rec, record_path(make_config(**quick), results)
+    return train

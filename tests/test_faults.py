@@ -22,11 +22,9 @@ def papermill(root, notebook, out, *params):
 def output_of(res, out): return res.stdout + res.stderr + (Path(out).read_text() if Path(out).exists() else '')
 
 @pytest.fixture(scope='module')
-def trained(tmp_path_factory):
+def trained(train_quick):
     "One quick ERM record (seed 0) in its own results folder."
-    results = tmp_path_factory.mktemp('trained') / 'results'
-    rec = run(QUICK, results_dir=results, progress=False)
-    return results, rec, record_path(make_config(**QUICK), results)
+    return train_quick(QUICK)
 
 # --- models overwritten or lost -----------------------------------------------------------------------------------------
 

@@ -40,11 +40,9 @@ def raised(fn, kind, text: str):
     return box['error']
 
 @pytest.fixture(scope='module')
-def trained(tmp_path_factory):
+def trained(train_quick):
     "One quick ERM record with its checkpoint, in its own results folder."
-    results = tmp_path_factory.mktemp('trained') / 'results'
-    rec = run(QUICK, results_dir=results, progress=False)
-    return results, rec, record_path(make_config(**QUICK), results)
+    return train_quick(QUICK)
 
 @pytest.fixture
 def copy(trained, tmp_path):
@@ -211,15 +209,14 @@ def test_a_plugin_cannot_replace_a_built_in_method_or_task(tmp_path):
 def test_a_user_name_registered_twice_needs_replace():
     class RadOne(Algorithm): pass
     class RadTwo(Algorithm): pass
-    try:
-        register_algorithm('RadName')(RadOne)
+    with ALGORITHMS.temporary('radname', RadOne):
         with pytest.raises(ValueError, match="method 'radname' is already registered; pass replace=True"):
             register_algorithm('RadName')(RadTwo)
         assert register_algorithm('RadName', replace=True)(RadTwo) is ALGORITHMS['radname'] is RadTwo
-        register_task(dataclasses.replace(HARC, name='rad_task'))
+    with TASKS.temporary('rad_task', dataclasses.replace(HARC, name='rad_task')):
         with pytest.raises(ValueError, match="task 'rad_task' is already registered"):
             register_task(dataclasses.replace(HARC, name='rad_task'))
-    finally: ALGORITHMS.pop('radname', None); TASKS.pop('rad_task', None)
+    assert 'radname' not in ALGORITHMS and 'rad_task' not in TASKS  # each `with` left its registry as it was
 
 def site_with_entry_point(tmp_path, body: str) -> Path:
     "A folder holding an installed distribution `rad-dist` 0.3 whose plugin entry point is rad_ep."
