@@ -21,8 +21,8 @@ from .report import reported, summarize, pm, wide_table, versus_paper, harc_reco
 # %% auto #0
 __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
            'knob_frame', 'relative_drop', 'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table',
-           'plot_knob_curves', 'load_harc_ps', 'harc_ps_averages', 'severity_matched_table', 'severity_verdict',
-           'severity_findings']
+           'plot_knob_curves', 'load_harc_ps', 'harc_ps_averages', 'severity_matched_table', 'calibration_check',
+           'severity_verdict', 'severity_findings']
 
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
 KNOB_DESIGN = dict(knobs={c: grid for c, (_, _, grid) in SEVERITY_KNOBS.items()})
@@ -179,6 +179,18 @@ def severity_matched_table(rows: dict,  # table row name -> config overrides, e.
     if paper is not None:
         twin = versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows if r in set(paper.row)}, PS_TABLE_COLUMNS)
     return wide_table(summ, 'row', list(rows), PS_TABLE_COLUMNS), twin, recs
+
+# %% ../nbs/18_paper_severity.ipynb #5282340e
+def calibration_check(ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
+                      targets: dict,  # `paper_targets()`
+                      row: str = 'ERM') -> pd.DataFrame:
+    "Per shifted condition: the target relative drop and `row`'s on its `harc_ps` records (%, mean ± se, seeds)."
+    r = ps[ps.row == row]
+    drops = pd.DataFrame({c: 100 * relative_drop(r.Random, r[c]) for c in SEVERITY_KNOBS}).assign(row=row)
+    s = summarize(drops, 'row', list(SEVERITY_KNOBS)).set_index('column')
+    return pd.DataFrame({'target (%)': [round(100 * targets[c], 1) for c in SEVERITY_KNOBS],
+                         f'{row} (%)': [pm(s.loc[c, 'mean'], s.loc[c, 'se'], 1) for c in SEVERITY_KNOBS],
+                         'seeds': [int(s.loc[c, 'n']) for c in SEVERITY_KNOBS]}, index=pd.Index(list(SEVERITY_KNOBS), name='condition'))
 
 # %% ../nbs/18_paper_severity.ipynb #b70ef189
 def _relative_drops(means: pd.DataFrame) -> pd.DataFrame:
