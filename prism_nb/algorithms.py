@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
 
-from .core import ISMTS, derive_seed, is_registered, claim_name
+from .core import ISMTS, derive_seed, Registry
 from .backbones import make_backbone
 
 # %% auto #0
@@ -93,8 +93,8 @@ def for_inference(self: Algorithm):
     return self
 
 # %% ../nbs/04_algorithms.ipynb #6248174e
-ALGORITHMS: dict = {}
-BUILTIN_ALGORITHMS: set = set()  # the package's own methods (PRISM included): no plugin may replace them
+ALGORITHMS = Registry('method', key=str.lower)  # lower-case name -> Algorithm class (see `Registry`, 00_core)
+BUILTIN_ALGORITHMS: set = ALGORITHMS.builtin  # the package's own methods (PRISM included): no plugin may replace them
 
 # %% ../nbs/04_algorithms.ipynb #d332def8
 def register_algorithm(name: str,  # the name tables show; configs use its lower case
@@ -102,11 +102,9 @@ def register_algorithm(name: str,  # the name tables show; configs use its lower
                       ):
     "Class decorator adding an `Algorithm` to `ALGORITHMS` under `name` (lower case); see `claim_name`."
     def _reg(cls):
-        key, old = name.lower(), ALGORITHMS.get(name.lower())
-        same = old is not None and old.__qualname__ == cls.__qualname__
-        claim_name(ALGORITHMS, key, BUILTIN_ALGORITHMS, cls.__module__, same, replace, 'method')
-        ALGORITHMS[key] = cls
-        cls.display = cls.__dict__.get('display') or name  # a subclass does not inherit its parent's name
+        display = cls.__dict__.get('display') or name  # a subclass does not inherit its parent's name
+        ALGORITHMS.register(name, cls, replace, display=display, module=cls.__module__)
+        cls.display = display
         for attr in ('group', 'needs_domains'):  # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
             if attr not in cls.__dict__: setattr(cls, attr, getattr(Algorithm, attr))
         return cls
@@ -114,11 +112,8 @@ def register_algorithm(name: str,  # the name tables show; configs use its lower
 
 # %% ../nbs/04_algorithms.ipynb #87f17ac0
 def algorithm_class(name: str):
-    "The `Algorithm` class registered as `name`; a clear error lists the valid names."
-    key = name.lower()
-    if not is_registered(key, ALGORITHMS):
-        raise ValueError(f"unknown method {name!r}; valid methods: {', '.join(sorted(ALGORITHMS))}")
-    return ALGORITHMS[key]
+    "The `Algorithm` class registered as `name` (`ALGORITHMS[name]`); a clear error lists the valid names."
+    return ALGORITHMS[name]
 
 # %% ../nbs/04_algorithms.ipynb #adbcb52c
 GROUP_ORDER = ('reference', 'dg', 'ts_dg', 'proposed')

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_backbones.ipynb #e023b9dd
 from __future__ import annotations
-import copy, math
+import copy, inspect, math, sys
 from functools import partial
 
 import torch
@@ -13,10 +13,12 @@ import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 from torch.utils.flop_counter import FlopCounterMode
 
+from .core import Registry
+
 # %% auto #0
 __all__ = ['CNN_SIZES', 'BACKBONES', 'BACKBONE_DISPLAY', 'check_input', 'masked_softmax', 'masked_mean', 'relative_time', 'CNN',
            'observed_set', 'sinusoidal_time', 'SeFT', 'LearnedTimeEmbedding', 'mTAND', 'time_since_observed',
-           'gru_recurrence', 'GRUD', 'Decoder', 'make_backbone', 'n_params', 'count_flops']
+           'gru_recurrence', 'GRUD', 'Decoder', 'register_backbone', 'make_backbone', 'n_params', 'count_flops']
 
 # %% ../nbs/03_backbones.ipynb #1d60adcf
 def check_input(v: torch.Tensor,  # values [B,L,D]
@@ -325,24 +327,38 @@ class Decoder(nn.Module):
         return self.net(z).view(z.shape[0], self.L, self.D)
 
 # %% ../nbs/03_backbones.ipynb #c372728d
-BACKBONES = {
-    'cnn': partial(CNN, size='S'),
-    'cnn_m': partial(CNN, size='M'),
-    'cnn_l': partial(CNN, size='L'),
-    'seft': SeFT,
-    'mtand': mTAND,
-    'grud': GRUD,
-}
-BACKBONE_DISPLAY = {'cnn': 'CNN', 'cnn_m': 'Medium CNN', 'cnn_l': 'Large CNN', 'seft': 'SeFT', 'mtand': 'mTAND', 'grud': 'GRU-D'}
+BACKBONES = Registry('backbone', key=str.lower)  # lower-case name -> factory(n_features, seq_len, **kw) -> encoder
+BACKBONE_DISPLAY = BACKBONES.displays  # name -> the name tables show (read-only, filled by `register_backbone`)
 
-def make_backbone(name: str,  # a key of BACKBONES (case insensitive)
+# %% ../nbs/03_backbones.ipynb #cdd981ed
+def register_backbone(name: str,  # the name configs and record files use (case insensitive)
+                      factory,  # `factory(n_features, seq_len, **kw) -> nn.Module` with `out_dim` (the contract above)
+                      display: str | None = None,  # the name tables show; None: `name`
+                      replace: bool = False  # replace a backbone of your own registered before (never a built-in)
+                     ):
+    "Add the encoder `factory` to `BACKBONES` as `name`, usable by every method (PRISM included); returns it."
+    own_def = isinstance(factory, type) or inspect.isfunction(factory)
+    module = factory.__module__ if own_def else sys._getframe(1).f_globals.get('__name__', '')
+    return BACKBONES.register(name, factory, replace, display=display, module=module)
+
+# %% ../nbs/03_backbones.ipynb #0c3b2a05
+for _name, _factory, _display in [('cnn', partial(CNN, size='S'), 'CNN'), ('cnn_m', partial(CNN, size='M'), 'Medium CNN'),
+                                  ('cnn_l', partial(CNN, size='L'), 'Large CNN'), ('seft', SeFT, 'SeFT'),
+                                  ('mtand', mTAND, 'mTAND'), ('grud', GRUD, 'GRU-D')]:
+    register_backbone(_name, _factory, _display)
+BACKBONES.freeze()  # the paper's six backbones are built in
+
+# %% ../nbs/03_backbones.ipynb #a56963e6
+def make_backbone(name: str,  # a name in BACKBONES (case insensitive)
                   n_features: int,  # D
                   seq_len: int,  # L
-                  **kw) -> nn.Module:  # passed to the constructor
-    "Build the encoder registered as `name`."
-    key = name.lower()
-    if key not in BACKBONES: raise ValueError(f"unknown backbone {name!r}; valid backbones: {', '.join(BACKBONES)}")
-    return BACKBONES[key](n_features, seq_len, **kw)
+                  **kw) -> nn.Module:  # passed to the factory
+    "Build the encoder registered as `name`, checking the contract's `out_dim`."
+    enc = BACKBONES[name](n_features, seq_len, **kw)
+    if not isinstance(enc, nn.Module) or not isinstance(getattr(enc, 'out_dim', None), int):
+        raise TypeError(f"backbone {name!r} built {type(enc).__name__}: a backbone's factory must return an nn.Module "
+                        "with an integer out_dim (see the backbone contract in nbs/03_backbones.ipynb)")
+    return enc
 
 # %% ../nbs/03_backbones.ipynb #fb0c6026
 def n_params(module: nn.Module,  # any module

@@ -6,17 +6,21 @@
 from __future__ import annotations
 import contextlib, hashlib, json, os, random, stat, sys, tempfile, warnings
 from dataclasses import dataclass, fields
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
+from typing import Callable
 
 import numpy as np
 import torch
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'cache_dir', 'ConfigError', 'folder_path',
            'results_root', 'sha256_file', 'sha256_bytes', 'open_regular', 'atomic_write', 'atomic_write_json',
            'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path', 'write_cache',
            'read_cache', 'cached_arrays', 'config_id', 'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins',
-           'missing_plugins', 'loaded_entry_points', 'is_registered', 'claim_name']
+           'missing_plugins', 'loaded_entry_points', 'is_registered', 'claim_name', 'UnknownName', 'Registry']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -441,3 +445,97 @@ def claim_name(registry: dict,  # the registry the name goes in
     if name in registry and name not in builtin and not replace:
         raise ValueError(f"{kind} {name!r} is already registered; pass replace=True to replace it")
     if own: builtin.add(name)
+
+# %% ../nbs/00_core.ipynb #c30b28e6
+class UnknownName(ConfigError, KeyError):
+    "A name no registry entry has, even after the installed plugins were imported; the message lists the valid names."
+    def __str__(self): return str(self.args[0]) if self.args else ''
+
+_NO = object()  # no default given to `Registry.get`
+
+# %% ../nbs/00_core.ipynb #34ff63df
+def _identity(obj) -> str:
+    "What tells two registrations of one definition apart from two definitions: the qualified name."
+    f = getattr(obj, 'func', obj)  # a functools.partial names its function
+    return getattr(f, '__qualname__', None) or type(f).__qualname__
+
+def _caller(obj, depth: int) -> str:
+    "The module defining a class or function; for anything else, the module `depth` frames up."
+    if isinstance(obj, type) or callable(getattr(obj, '__code__', None)) or hasattr(obj, '__wrapped__'):
+        return getattr(obj, '__module__', None) or ''
+    return sys._getframe(depth + 1).f_globals.get('__name__', '')
+
+# %% ../nbs/00_core.ipynb #43f5d2e8
+class Registry(Mapping):
+    "A read-only mapping name -> object with one registration rule (`claim_name`) and one lookup verb."
+    def __init__(self, kind: str,  # what an entry is, for errors ('method', 'backbone', ...)
+                 key: Callable | None = None,  # how a name is normalized (e.g. `str.lower`); None: as given
+                 identity: Callable = _identity,  # `identity(obj)`: the same for two runs of one definition
+                 miss: str = "unknown {kind} {name!r}; valid {kind}s: {valid}"):  # the error on a miss
+        self.kind, self._key, self.identity, self.miss = kind, key, identity, miss
+        self._entries, self._display, self.builtin = {}, {}, set()
+    def key(self, name): return self._key(name) if self._key and isinstance(name, str) else name
+    def __len__(self): return len(self._entries)
+    def __iter__(self): return iter(self._entries)
+    def __getitem__(self, name): return self.get(name)  # the one lookup verb, see `Registry.get`
+    def __contains__(self, name): return self.key(name) in self._entries  # no plugin is imported to answer
+    def __repr__(self): return f"Registry({self.kind!r}: {', '.join(map(str, self._entries))})"
+
+# %% ../nbs/00_core.ipynb #d21362e8
+@patch
+def register(self: Registry, name: str,  # the name configs and records use
+             obj=_NO,  # the entry; left out: a decorator registering what it decorates
+             replace: bool = False,  # replace a user entry registered before under this name (never a built-in)
+             display: str | None = None,  # the name tables show; None: `name`
+             module: str | None = None):  # the registering module; None: `obj.__module__` or the caller's
+    "Add `obj` as `name` after `claim_name`'s checks, and return it; without `obj`, a decorator doing that."
+    if obj is _NO: return lambda o: self.register(name, o, replace, display, module or _caller(o, 2))
+    key, old = self.key(name), self._entries.get(self.key(name), _NO)
+    same = old is not _NO and self.identity(old) == self.identity(obj)
+    claim_name(self._entries, key, self.builtin, module or _caller(obj, 2), same, replace, self.kind)
+    self._entries[key], self._display[key] = obj, display or name
+    return obj
+
+# %% ../nbs/00_core.ipynb #abb7e0cc
+@patch
+def get(self: Registry, name,  # the name to look up
+        default=_NO):  # returned on a miss instead of the error
+    "The entry registered as `name`, importing the installed plugins on a miss; `UnknownName` lists the valid names."
+    if is_registered(self.key(name), self._entries): return self._entries[self.key(name)]
+    if default is not _NO: return default
+    raise UnknownName(self.miss.format(kind=self.kind, name=name, valid=', '.join(map(str, self._entries))))
+
+# %% ../nbs/00_core.ipynb #7cb17bf2
+@patch
+def freeze(self: Registry):
+    "Mark every entry registered now as built in: never replaced, even with `replace=True`."
+    self.builtin.update(self._entries); return self
+
+# %% ../nbs/00_core.ipynb #5989c146
+@patch(as_prop=True)
+def displays(self: Registry):
+    "Name -> the name tables show, for every entry (a live read-only view)."
+    return MappingProxyType(self._display)
+
+@patch
+def display(self: Registry, name) -> str:
+    "The name tables show for the entry `name`."
+    self.get(name); return self._display[self.key(name)]
+
+# %% ../nbs/00_core.ipynb #9a215f01
+@patch
+def temporary(self: Registry, name: str,  # the name to register for the block
+              obj,  # the entry
+              replace: bool = False,  # replace a user entry of this name for the block
+              display: str | None = None):  # the name tables show
+    "A context manager registering `obj` as `name` for a `with` block, leaving the registry as it found it."
+    module = _caller(obj, 1)
+    @contextlib.contextmanager
+    def _block():
+        key = self.key(name); old = (self._entries.get(key, _NO), self._display.get(key))
+        self.register(name, obj, replace, display, module)
+        try: yield obj
+        finally:
+            if old[0] is _NO: self._entries.pop(key, None); self._display.pop(key, None)
+            else: self._entries[key], self._display[key] = old
+    return _block()

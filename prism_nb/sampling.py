@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from .core import derive_seed, is_registered, ConfigError
+from .core import derive_seed, ConfigError, Registry
 
 # %% auto #0
 __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'CONCENTRATED_CONDITIONS',
@@ -85,22 +85,14 @@ def is_synchronized(m: torch.Tensor  # masks [n,L,D]
     return (m.amax(-1) == m.amin(-1)).all(-1)
 
 # %% ../nbs/02_sampling.ipynb #889b7ba8
-CONDITIONS: dict = {}  # condition name -> fn(n, L, D, steps, g) -> mask [n,L,D]
-BUILTIN_CONDITIONS: set = set()  # the package's own conditions, filled once they are defined
+CONDITIONS = Registry('condition')  # condition name -> fn(n, L, D, steps, g) -> mask [n,L,D] (see `Registry`, 00_core)
+BUILTIN_CONDITIONS: set = CONDITIONS.builtin  # the package's own conditions, frozen once they are defined
 
 def register_condition(name: str,  # name used in tables and by `condition_masks`
-                       replace: bool = False  # allow overriding an existing condition
+                       replace: bool = False  # replace a condition of your own registered before (never a built-in)
                       ):
-    "Decorator adding a condition `fn(n, L, D, steps, g) -> mask [n,L,D]` to `CONDITIONS`."
-    def deco(fn):
-        if name in BUILTIN_CONDITIONS:  # a record of a built-in condition would be returned for the replacement
-            raise ValueError(f"condition {name!r} is built in and cannot be replaced; register yours under a new name "
-                             "(and train on it with train_condition=<name>)")
-        if name in CONDITIONS and not replace:
-            raise ValueError(f"condition {name!r} is already registered; pass replace=True to override it")
-        CONDITIONS[name] = fn
-        return fn
-    return deco
+    "Decorator adding a condition `fn(n, L, D, steps, g) -> mask [n,L,D]` to `CONDITIONS`; see `claim_name`."
+    return lambda fn: CONDITIONS.register(name, fn, replace, module=getattr(fn, '__module__', None) or '__main__')
 
 def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
     "Masks [n,L,D] observing all D channels at the kept steps [n,L]."
@@ -294,7 +286,7 @@ PAPER_SEVERITY_CONDITIONS = ['Random', 'Regular'] + list(PAPER_SEVERITY_NAMES.va
 
 # %% ../nbs/02_sampling.ipynb #17ebb742
 HARC_CONDITIONS = ['Random', 'Regular', 'Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid']  # paper order; Random is the source
-BUILTIN_CONDITIONS.update(CONDITIONS)
+CONDITIONS.freeze()  # every condition above is built in
 
 def check_budget(m: torch.Tensor,  # masks [n,L,D]
                  steps: int,  # budget steps per channel
@@ -315,7 +307,7 @@ def check_condition(name,  # a sampling condition's name
                     what: str = 'condition'  # what the name was given as, in the error (e.g. 'train_condition')
                    ) -> str:
     "`name` when it is a registered condition; ConfigError listing the valid names otherwise."
-    if not is_registered(name, CONDITIONS):
+    if CONDITIONS.get(name, None) is None:
         raise ConfigError(f"unknown {what} {name!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
     return name
 
