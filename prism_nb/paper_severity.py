@@ -74,7 +74,7 @@ def paper_targets(row: str = 'ERM') -> dict:
     paper = reported('tab:harc'); erm = paper[paper.row == row].set_index('column')['mean']
     return {c: float(relative_drop(erm['Random'], erm[c])) for c in SEVERITY_KNOBS}
 
-# %% ../nbs/18_paper_severity.ipynb #0be45b28
+# %% ../nbs/18_paper_severity.ipynb #8e28dabe
 def knob_value(grid, drops, target: float, log: bool = False) -> tuple:
     "(value, reached): where the drops along `grid` (mild end first) first meet `target`, linear (in log for `log`)."
     x = np.log(np.asarray(grid, float)) if log else np.asarray(grid, float); d = np.asarray(drops, float)
@@ -85,6 +85,7 @@ def knob_value(grid, drops, target: float, log: bool = False) -> tuple:
             return float(np.exp(v) if log else v), True
     return float(grid[-1]), False
 
+# %% ../nbs/18_paper_severity.ipynb #048eb865
 def freeze_knob(knob: str, value: float) -> float:
     "The value as frozen in `PAPER_SEVERITY`: two significant digits for a skew, two decimals otherwise."
     return float(f'{value:.2g}') if knob == 'skew' else round(value, 2)
