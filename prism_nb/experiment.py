@@ -14,7 +14,8 @@ import torch
 from filelock import FileLock, Timeout
 
 from .core import (ISMTS, seed_everything, derive_seed, config_id, atomic_write, atomic_write_json, repo_root, sha256_file,
-                           digest_path, json_ready, load_plugins, is_registered, PluginError, ConfigError)
+                           digest_path, json_ready, load_plugins, is_registered, PluginError, ConfigError,
+                           Registry)
 from .core import (folder_path, cache_dir, open_regular, missing_plugins, loaded_entry_points,
                            claim_name)
 from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, HAR_CLASSES
@@ -34,9 +35,10 @@ __all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_E
            'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'build_algorithm',
            'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm',
            'versions', 'run_fields', 'DamagedCheckpointError', 'save_checkpoint', 'load_checkpoint', 'run',
-           'run_from_notebook', 'results_dir_of', 'checkpoints_root', 'checkpoint_file', 'record_plugins', 'load_model',
-           'condition_test_set', 'evaluate', 'subset_windows', 'observe', 'harc_splits', 'harc_info',
-           'harc_test_conditions', 'load_harc_data', 'harc_averages', 'evaluate_harc', 'check_harc', 'harc_record_stem']
+           'notebook_request', 'run_from_notebook', 'results_dir_of', 'checkpoints_root', 'checkpoint_file',
+           'record_plugins', 'load_model', 'condition_test_set', 'evaluate', 'subset_windows', 'observe', 'harc_splits',
+           'harc_info', 'harc_test_conditions', 'load_harc_data', 'harc_averages', 'evaluate_harc', 'check_harc',
+           'harc_record_stem']
 
 # %% ../nbs/07_experiment.ipynb #79acf2ee
 @dataclass
@@ -68,26 +70,21 @@ class Task:
     averages: Callable | None = None  # `averages(cfg) -> {field: metric names}`: fields holding their mean
 
 # %% ../nbs/07_experiment.ipynb #e9d6bc78
-TASKS: dict = {}
-BUILTIN_TASKS: set = set()  # the package's own tasks: no plugin may replace them
+TASKS = Registry('task', identity=lambda task: getattr(task.load, '__qualname__', repr(task.load)),  # its loader names it
+                 miss="unknown task/dataset {name!r}; valid: {valid} (a task of your own: register_task in a plugin, "
+                      "and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
+BUILTIN_TASKS: set = TASKS.builtin  # the package's own tasks: no plugin may replace them
 
 def register_task(task: Task,
                   replace: bool = False  # replace a task of your own registered before under this name
                  ) -> Task:
     "Add `task` to `TASKS` under its name; a built-in task, or a name taken, is refused (see `claim_name`)."
     module = sys._getframe(1).f_globals.get('__name__', '')  # the package's modules register its own tasks
-    old, qual = TASKS.get(task.name), lambda f: getattr(f, '__qualname__', repr(f))
-    same = old is not None and qual(old.load) == qual(task.load)
-    claim_name(TASKS, task.name, BUILTIN_TASKS, module, same, replace, 'task')
-    TASKS[task.name] = task
-    return task
+    return TASKS.register(task.name, task, replace, display=task.display, module=module)
 
 # %% ../nbs/07_experiment.ipynb #35c2e36b
 def get_task(name: str) -> Task:
-    "The task registered as `name`; a clear error lists the valid names."
-    if not is_registered(name, TASKS):
-        raise ConfigError(f"unknown task/dataset {name!r}; valid: {', '.join(TASKS)} (a task of your own: register_task in a plugin, "
-                          "and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
+    "The task registered as `name` (`TASKS[name]`); a clear error lists the valid names."
     return TASKS[name]
 
 # %% ../nbs/07_experiment.ipynb #bd2065ee
@@ -99,7 +96,7 @@ def task_of(cfg: dict) -> Task:
 COMMON_DEFAULTS = dict(
     method='erm',  # a registered method, see `prism_nb.algorithms.method_names()`
     variant='full',  # ablation variant (only PRISM has others)
-    backbone='cnn',  # a name in prism_nb.backbones.BACKBONES
+    backbone='cnn',  # a registered backbone (`prism_nb.backbones.BACKBONES`, `register_backbone`)
     seed=0,
     epochs=100, patience=10, batch_size=64, lr=1e-3,
     pretrain_epochs=None,  # label-free pretraining epochs; None: the method's default (PRISM 50, others 0)
@@ -173,7 +170,9 @@ def make_config(**overrides) -> dict:
     if cfg['variant'] not in cls.variants:
         raise ConfigError(f"unknown variant {cfg['variant']!r} for {cls.display}; valid variants: {', '.join(cls.variants)}"
                           + ('' if len(cls.variants) > 1 else ' (only PRISM has ablation variants)'))
-    if cfg['backbone'] not in BACKBONES: raise ConfigError(f"unknown backbone {cfg['backbone']!r}; valid backbones: {', '.join(BACKBONES)}")
+    if not isinstance(cfg['backbone'], str): raise ConfigError(f"backbone must be a name, got {cfg['backbone']!r}")
+    BACKBONES[cfg['backbone']]  # an unknown name: UnknownName (a ConfigError) listing the registered backbones
+    cfg['backbone'] = BACKBONES.key(cfg['backbone'])
     check_name('experiment', cfg['experiment'])
     if cfg['experiment'] in RESERVED_EXPERIMENTS: raise ConfigError(f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; choose another")
     others = {t.defaults.get('experiment', t.name): t.display for t in TASKS.values()}
@@ -700,16 +699,18 @@ def _say(line: str):
     if sys.__stderr__ is not None and sys.__stderr__ is not sys.stdout:
         print(line, file=sys.__stderr__, flush=True)
 
-def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
-                      home: str = 'harc'  # the task the notebook's parameters cell is written for
-                     ) -> dict:
-    "Run the config a run notebook's parameters describe; ConfigError listing the valid names for any other name."
+# %% ../nbs/07_experiment.ipynb #1ac79198
+def notebook_request(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
+                     home: str = 'harc'  # the task the notebook's parameters cell is written for
+                    ) -> tuple:
+    "`(overrides, settings)` for `run(overrides, **settings)` from a run notebook's parameters; unknown names refused."
     params = _notebook_params(namespace)
     load_plugins(params.get('plugins'))
-    task = get_task(params.get('dataset', home))
-    valid = set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset'}
+    task = get_task(params.get('dataset') or home)
+    valid = set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset', 'experiment'}
     home_defaults = get_task(home).defaults
-    ignored = {k for k, v in params.items() if k not in valid and k in home_defaults and v == home_defaults[k]}
+    unset = {k for k, v in params.items() if v is None and k not in RUN_SETTINGS}  # None: the task's own default
+    ignored = unset | {k for k, v in params.items() if k not in valid and k in home_defaults and v == home_defaults[k]}
     unknown = sorted(set(params) - valid - ignored)
     if unknown: raise ConfigError(f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}")
     settings = {k: params[k] for k in RUN_SETTINGS if k in params}
@@ -719,6 +720,14 @@ def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its p
         settings[key] = p if p.is_absolute() else repo_root() / p
     cfg = {k: v for k, v in params.items() if k not in settings and k not in ignored}
     if cfg.get('dataset') == 'harc': del cfg['dataset']  # HAR-C configs name no dataset (their ids predate tasks)
+    return cfg, settings
+
+# %% ../nbs/07_experiment.ipynb #50f6cb5e
+def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
+                      home: str = 'harc'  # the task the notebook's parameters cell is written for
+                     ) -> dict:
+    "Run the config a run notebook's parameters describe (`notebook_request`); ConfigError for any unknown name."
+    cfg, settings = notebook_request(namespace, home)
     rec = run(cfg, **settings)
     _say(_run_line(rec))
     return rec
