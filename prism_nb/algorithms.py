@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_algorithms.ipynb #c3ca5a26
 from __future__ import annotations
-import functools, math
+import functools, math, sys
 
 import numpy as np
 import torch
@@ -94,7 +94,7 @@ def for_inference(self: Algorithm):
 
 # %% ../nbs/04_algorithms.ipynb #6248174e
 ALGORITHMS = Registry('method', key=str.lower)  # lower-case name -> Algorithm class (see `Registry`, 00_core)
-BUILTIN_ALGORITHMS: set = ALGORITHMS.builtin  # the package's own methods (PRISM included): no plugin may replace them
+BUILTIN_ALGORITHMS: set = ALGORITHMS.builtin  # the package's own methods (PRISM too): no plugin replaces them
 
 # %% ../nbs/04_algorithms.ipynb #d332def8
 def register_algorithm(name: str,  # the name tables show; configs use its lower case
@@ -103,7 +103,11 @@ def register_algorithm(name: str,  # the name tables show; configs use its lower
     "Class decorator adding an `Algorithm` to `ALGORITHMS` under `name` (lower case); see `claim_name`."
     def _reg(cls):
         display = cls.__dict__.get('display') or name  # a subclass does not inherit its parent's name
-        ALGORITHMS.register(name, cls, replace, display=display, module=cls.__module__)
+        # the registering module claims the name: a plugin registering the package's class is no built-in,
+        # and `register_model` (in the package) registers for the module defining the user's class
+        caller = sys._getframe(1).f_globals.get('__name__', '')
+        own = caller == 'prism_nb' or caller.startswith('prism_nb.')
+        ALGORITHMS.register(name, cls, replace, display=display, module=cls.__module__ if own else caller)
         cls.display = display
         for attr in ('group', 'needs_domains'):  # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
             if attr not in cls.__dict__: setattr(cls, attr, getattr(Algorithm, attr))

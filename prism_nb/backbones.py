@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_backbones.ipynb #e023b9dd
 from __future__ import annotations
-import copy, inspect, math, sys
+import copy, math, sys
 from functools import partial
 
 import torch
@@ -327,22 +327,22 @@ class Decoder(nn.Module):
         return self.net(z).view(z.shape[0], self.L, self.D)
 
 # %% ../nbs/03_backbones.ipynb #c372728d
-BACKBONES = Registry('backbone', key=str.lower)  # lower-case name -> factory(n_features, seq_len, **kw) -> encoder
-BACKBONE_DISPLAY = BACKBONES.displays  # name -> the name tables show (read-only, filled by `register_backbone`)
+BACKBONES = Registry('backbone', key=str.lower)  # lower-case name -> factory(n_features, seq_len, **kw)
+BACKBONE_DISPLAY = BACKBONES.displays  # name -> the name tables show (read-only; `register_backbone`)
 
 # %% ../nbs/03_backbones.ipynb #cdd981ed
 def register_backbone(name: str,  # the name configs and record files use (case insensitive)
-                      factory,  # `factory(n_features, seq_len, **kw) -> nn.Module` with `out_dim` (the contract above)
+                      factory,  # `factory(n_features, seq_len, **kw) -> nn.Module` with `out_dim` (above)
                       display: str | None = None,  # the name tables show; None: `name`
-                      replace: bool = False  # replace a backbone of your own registered before (never a built-in)
+                      replace: bool = False  # replace your own backbone registered before (not a built-in)
                      ):
     "Add the encoder `factory` to `BACKBONES` as `name`, usable by every method (PRISM included); returns it."
-    own_def = isinstance(factory, type) or inspect.isfunction(factory)
-    module = factory.__module__ if own_def else sys._getframe(1).f_globals.get('__name__', '')
+    module = sys._getframe(1).f_globals.get('__name__', '')  # who registers: the package's are built in
     return BACKBONES.register(name, factory, replace, display=display, module=module)
 
 # %% ../nbs/03_backbones.ipynb #0c3b2a05
-for _name, _factory, _display in [('cnn', partial(CNN, size='S'), 'CNN'), ('cnn_m', partial(CNN, size='M'), 'Medium CNN'),
+for _name, _factory, _display in [('cnn', partial(CNN, size='S'), 'CNN'),
+                                  ('cnn_m', partial(CNN, size='M'), 'Medium CNN'),
                                   ('cnn_l', partial(CNN, size='L'), 'Large CNN'), ('seft', SeFT, 'SeFT'),
                                   ('mtand', mTAND, 'mTAND'), ('grud', GRUD, 'GRU-D')]:
     register_backbone(_name, _factory, _display)
@@ -356,8 +356,8 @@ def make_backbone(name: str,  # a name in BACKBONES (case insensitive)
     "Build the encoder registered as `name`, checking the contract's `out_dim`."
     enc = BACKBONES[name](n_features, seq_len, **kw)
     if not isinstance(enc, nn.Module) or not isinstance(getattr(enc, 'out_dim', None), int):
-        raise TypeError(f"backbone {name!r} built {type(enc).__name__}: a backbone's factory must return an nn.Module "
-                        "with an integer out_dim (see the backbone contract in nbs/03_backbones.ipynb)")
+        raise TypeError(f"backbone {name!r} built {type(enc).__name__}: a backbone's factory must return "
+                        "an nn.Module with an integer out_dim (the contract: nbs/03_backbones.ipynb)")
     return enc
 
 # %% ../nbs/03_backbones.ipynb #fb0c6026

@@ -448,7 +448,7 @@ def claim_name(registry: dict,  # the registry the name goes in
 
 # %% ../nbs/00_core.ipynb #c30b28e6
 class UnknownName(ConfigError, KeyError):
-    "A name no registry entry has, even after the installed plugins were imported; the message lists the valid names."
+    "A name no registry entry has, even with the installed plugins imported; its message lists the names."
     def __str__(self): return str(self.args[0]) if self.args else ''
 
 _NO = object()  # no default given to `Registry.get`
@@ -485,7 +485,7 @@ class Registry(Mapping):
 @patch
 def register(self: Registry, name: str,  # the name configs and records use
              obj=_NO,  # the entry; left out: a decorator registering what it decorates
-             replace: bool = False,  # replace a user entry registered before under this name (never a built-in)
+             replace: bool = False,  # replace a user entry registered before (never a built-in)
              display: str | None = None,  # the name tables show; None: `name`
              module: str | None = None):  # the registering module; None: `obj.__module__` or the caller's
     "Add `obj` as `name` after `claim_name`'s checks, and return it; without `obj`, a decorator doing that."
@@ -500,7 +500,7 @@ def register(self: Registry, name: str,  # the name configs and records use
 @patch
 def get(self: Registry, name,  # the name to look up
         default=_NO):  # returned on a miss instead of the error
-    "The entry registered as `name`, importing the installed plugins on a miss; `UnknownName` lists the valid names."
+    "The entry registered as `name`, importing the installed plugins on a miss; `UnknownName` if none."
     if is_registered(self.key(name), self._entries): return self._entries[self.key(name)]
     if default is not _NO: return default
     raise UnknownName(self.miss.format(kind=self.kind, name=name, valid=', '.join(map(str, self._entries))))

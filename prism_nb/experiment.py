@@ -70,9 +70,10 @@ class Task:
     averages: Callable | None = None  # `averages(cfg) -> {field: metric names}`: fields holding their mean
 
 # %% ../nbs/07_experiment.ipynb #e9d6bc78
-TASKS = Registry('task', identity=lambda task: getattr(task.load, '__qualname__', repr(task.load)),  # its loader names it
-                 miss="unknown task/dataset {name!r}; valid: {valid} (a task of your own: register_task in a plugin, "
-                      "and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
+TASKS = Registry('task',  # a task is named by its loader, for `claim_name`
+                 identity=lambda task: getattr(task.load, '__qualname__', repr(task.load)),
+                 miss="unknown task/dataset {name!r}; valid: {valid} (a task of your own: register_task in a "
+                      "plugin, and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
 BUILTIN_TASKS: set = TASKS.builtin  # the package's own tasks: no plugin may replace them
 
 def register_task(task: Task,
@@ -170,8 +171,9 @@ def make_config(**overrides) -> dict:
     if cfg['variant'] not in cls.variants:
         raise ConfigError(f"unknown variant {cfg['variant']!r} for {cls.display}; valid variants: {', '.join(cls.variants)}"
                           + ('' if len(cls.variants) > 1 else ' (only PRISM has ablation variants)'))
-    if not isinstance(cfg['backbone'], str): raise ConfigError(f"backbone must be a name, got {cfg['backbone']!r}")
-    BACKBONES[cfg['backbone']]  # an unknown name: UnknownName (a ConfigError) listing the registered backbones
+    if not isinstance(cfg['backbone'], str):
+        raise ConfigError(f"backbone must be a name, got {cfg['backbone']!r}")
+    BACKBONES[cfg['backbone']]  # an unknown name: UnknownName (a ConfigError) listing the backbones
     cfg['backbone'] = BACKBONES.key(cfg['backbone'])
     check_name('experiment', cfg['experiment'])
     if cfg['experiment'] in RESERVED_EXPERIMENTS: raise ConfigError(f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; choose another")
@@ -700,17 +702,18 @@ def _say(line: str):
         print(line, file=sys.__stderr__, flush=True)
 
 # %% ../nbs/07_experiment.ipynb #1ac79198
-def notebook_request(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
+def notebook_request(namespace: dict,  # the notebook's `globals()` after its (and papermill's) parameters
                      home: str = 'harc'  # the task the notebook's parameters cell is written for
                     ) -> tuple:
-    "`(overrides, settings)` for `run(overrides, **settings)` from a run notebook's parameters; unknown names refused."
+    "`(overrides, settings)` for `run(overrides, **settings)` from a run notebook's parameters; ConfigError."
     params = _notebook_params(namespace)
     load_plugins(params.get('plugins'))
     task = get_task(params.get('dataset') or home)
     valid = set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset', 'experiment'}
     home_defaults = get_task(home).defaults
-    unset = {k for k, v in params.items() if v is None and k not in RUN_SETTINGS}  # None: the task's own default
-    ignored = unset | {k for k, v in params.items() if k not in valid and k in home_defaults and v == home_defaults[k]}
+    unset = {k for k, v in params.items() if v is None and k not in RUN_SETTINGS}  # None: the task's default
+    ignored = unset | {k for k, v in params.items()
+                       if k not in valid and k in home_defaults and v == home_defaults[k]}
     unknown = sorted(set(params) - valid - ignored)
     if unknown: raise ConfigError(f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}")
     settings = {k: params[k] for k in RUN_SETTINGS if k in params}
@@ -726,7 +729,7 @@ def notebook_request(namespace: dict,  # the notebook's `globals()` after its pa
 def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
                       home: str = 'harc'  # the task the notebook's parameters cell is written for
                      ) -> dict:
-    "Run the config a run notebook's parameters describe (`notebook_request`); ConfigError for any unknown name."
+    "Run the config a run notebook's parameters describe (`notebook_request`); ConfigError for unknown names."
     cfg, settings = notebook_request(namespace, home)
     rec = run(cfg, **settings)
     _say(_run_line(rec))

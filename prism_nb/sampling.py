@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_sampling.ipynb #11be2b60
 from __future__ import annotations
-import math
+import math, sys
 
 import numpy as np
 import torch
@@ -85,14 +85,16 @@ def is_synchronized(m: torch.Tensor  # masks [n,L,D]
     return (m.amax(-1) == m.amin(-1)).all(-1)
 
 # %% ../nbs/02_sampling.ipynb #889b7ba8
-CONDITIONS = Registry('condition')  # condition name -> fn(n, L, D, steps, g) -> mask [n,L,D] (see `Registry`, 00_core)
+CONDITIONS = Registry('condition')  # name -> fn(n, L, D, steps, g) -> mask [n,L,D] (`Registry`, 00_core)
 BUILTIN_CONDITIONS: set = CONDITIONS.builtin  # the package's own conditions, frozen once they are defined
 
 def register_condition(name: str,  # name used in tables and by `condition_masks`
-                       replace: bool = False  # replace a condition of your own registered before (never a built-in)
+                       replace: bool = False  # replace your own condition registered before (not a built-in)
                       ):
     "Decorator adding a condition `fn(n, L, D, steps, g) -> mask [n,L,D]` to `CONDITIONS`; see `claim_name`."
-    return lambda fn: CONDITIONS.register(name, fn, replace, module=getattr(fn, '__module__', None) or '__main__')
+    def deco(fn):  # the module applying it registers (a plugin passing the package's function: no built-in)
+        return CONDITIONS.register(name, fn, replace, module=sys._getframe(1).f_globals.get('__name__', ''))
+    return deco
 
 def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
     "Masks [n,L,D] observing all D channels at the kept steps [n,L]."

@@ -1,7 +1,8 @@
-"""One registry and one task route (issue 35): a user's backbone from a plugin file trains with PRISM and ERM through
-`run()` and with PRISM through papermill, its records named after it; the built-in names (ERM, Random, harc, cnn) cannot be
-claimed by a plugin and a user's name registered twice needs replace=True; a small custom Task from a plugin gives one
-config id per request through `run()`, `papermill nbs/run_harc.ipynb -p dataset ...` and a 2-config sweep."""
+"""One registry and one task route (issue 35): a user's backbone from a plugin file trains with PRISM and
+ERM through `run()` and with PRISM through papermill, its records named after it; the built-in names
+(ERM, Random, harc, cnn) cannot be claimed by a plugin and a user's name registered twice needs
+replace=True; a small custom Task from a plugin gives one config id per request through `run()`,
+`papermill nbs/run_harc.ipynb -p dataset ...` and a 2-config sweep."""
 import json, subprocess, sys
 from pathlib import Path
 import pytest
@@ -34,11 +35,12 @@ class MeanMax(nn.Module):
 register_backbone('meanmax', MeanMax, display='Mean-max')
 
 def waves(domain, n, seed):
-    "n fully observed windows of 24 steps, 2 channels: class k a sinusoid of k+1 cycles, noisier with the domain."
+    "n fully observed windows of 24 steps, 2 channels: class k has k+1 cycles, noisier with the domain."
     g = torch.Generator().manual_seed(derive_seed(seed, 'waves', domain))
     y = torch.arange(n) % 3
     t = torch.linspace(0, 1, 24).expand(n, 24).contiguous()
-    v = torch.sin(2 * torch.pi * (y[:, None, None] + 1) * t[..., None] + 6.28 * torch.rand(n, 1, 2, generator=g))
+    phase = 6.28 * torch.rand(n, 1, 2, generator=g)
+    v = torch.sin(2 * torch.pi * (y[:, None, None] + 1) * t[..., None] + phase)
     v = v + .1 * (domain + 1) * torch.randn(n, 24, 2, generator=g)
     return ISMTS(v, torch.ones_like(v), t, y.long(), torch.full((n,), domain, dtype=torch.long))
 
@@ -57,9 +59,9 @@ def load_waves(cfg):
 def evaluate_waves(algo, data, cfg):
     return dict(metrics={c: percent_correct(predict(algo, x).cpu(), x.y) for c, x in data.tests.items()})
 
-register_task(Task(name='waves', display='Waves', defaults=dict(rate=0.5, n=32), check=check_waves, load=load_waves,
-                   evaluate=evaluate_waves, record_stem=lambda cfg: ((), f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}"),
-                   conditions=('Random', 'First')))
+register_task(Task(name='waves', display='Waves', defaults=dict(rate=0.5, n=32), check=check_waves,
+                   load=load_waves, evaluate=evaluate_waves, conditions=('Random', 'First'),
+                   record_stem=lambda cfg: ((), f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}")))
 '''
 
 TINY = dict(max_windows=64, epochs=1)
@@ -67,7 +69,8 @@ TINY = dict(max_windows=64, epochs=1)
 def python_env() -> dict:
     "The environment of a child process: this checkout ahead of whatever else is installed."
     import os
-    return {**os.environ, 'PYTHONPATH': os.pathsep.join([str(ROOT), os.environ.get('PYTHONPATH', '')]).rstrip(os.pathsep)}
+    path = os.pathsep.join([str(ROOT), os.environ.get('PYTHONPATH', '')]).rstrip(os.pathsep)
+    return {**os.environ, 'PYTHONPATH': path}
 
 @pytest.fixture(scope='module')
 def plugin(tmp_path_factory) -> str:
@@ -83,7 +86,8 @@ def papermill(out: Path, *params) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=ROOT, env=python_env(), capture_output=True, text=True)
 
 def test_a_user_backbone_trains_with_prism_and_erm(plugin, tmp_path):
-    assert BACKBONE_DISPLAY['meanmax'] == 'Mean-max' and type(make_backbone('meanmax', 3, 10)).__name__ == 'MeanMax'
+    assert BACKBONE_DISPLAY['meanmax'] == 'Mean-max'
+    assert type(make_backbone('meanmax', 3, 10)).__name__ == 'MeanMax'
     for method, pre in (('prism', 1), ('erm', None)):
         cfg = dict(method=method, backbone='meanmax', pretrain_epochs=pre, **TINY)
         rec = run(cfg, results_dir=tmp_path, plugins=[plugin], progress=False)
@@ -107,12 +111,17 @@ CLAIMS = {'ERM': "from prism_nb.algorithms import ERM, register_algorithm\n"
           'harc': "import dataclasses\nfrom prism_nb.experiment import HARC, register_task\n"
                   "register_task(dataclasses.replace(HARC, display='mine'), replace=True)\n",
           'cnn': "import torch.nn as nn\nfrom prism_nb.backbones import register_backbone\n"
-                 "register_backbone('cnn', lambda n_features, seq_len: nn.Identity(), replace=True)\n"}
+                 "register_backbone('cnn', lambda n_features, seq_len: nn.Identity(), replace=True)\n",
+          'erm': "from prism_nb.algorithms import IRM, register_algorithm\nregister_algorithm('ERM')(IRM)\n",
+          'First': "from prism_nb.sampling import register_condition, concentrated_condition\n"
+                   "register_condition('First')(concentrated_condition('first', 0.9))\n",
+          'seft': "from prism_nb.backbones import SeFT, register_backbone\nregister_backbone('seft', SeFT)\n"}
 
-@pytest.mark.parametrize('name', list(CLAIMS))
+@pytest.mark.parametrize('name', list(CLAIMS))  # erm, First, seft: the package's definitions, by a plugin
 def test_a_plugin_cannot_claim_a_built_in_name(name, tmp_path):
     p = tmp_path / f'claim_{name}.py'; p.write_text(CLAIMS[name])
-    with pytest.raises(PluginError, match=f"'{name.lower() if name != 'Random' else name}' is built in and cannot be replaced"):
+    key = name if name in ('Random', 'First') else name.lower()  # method and backbone names are lower case
+    with pytest.raises(PluginError, match=f"'{key}' is built in and cannot be replaced"):
         load_plugins([str(p)])
 
 def test_a_user_backbone_registered_twice_needs_replace(plugin):
@@ -135,7 +144,8 @@ def test_a_custom_task_gives_one_config_id_by_run_papermill_and_sweep(plugin, tm
     assert done.returncode == 0, done.stderr[-3000:]
     (by_papermill,) = (tmp_path / 'papermill' / 'waves').glob('*.json')
     cfgs = sweep_configs(['erm'], seeds=[0, 1], plugins=[plugin], dataset='waves', epochs=1)
-    summary = run_sweep(cfgs, plugins=[plugin], results_dir=tmp_path / 'sweep', out_dir=tmp_path / 'runs', progress=False)
+    summary = run_sweep(cfgs, plugins=[plugin], results_dir=tmp_path / 'sweep', out_dir=tmp_path / 'runs',
+                        progress=False)
     assert summary['failed'] == [] and len(summary['done']) == 2, summary
     by_sweep = read_record(record_path(cfgs[0], tmp_path / 'sweep'))
     ids = [config_id(rec['config']), config_id(json.loads(by_papermill.read_text())['config']),
