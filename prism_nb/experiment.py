@@ -22,7 +22,7 @@ from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, 
 from .sampling import HARC_CONDITIONS, CONDITIONS, check_condition, condition_masks, budget_steps
 from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
-from .engine import (fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts,
+from .engine import (fit, predict, accuracy, percent_correct, class_accuracies, model_device, deterministic_mode, device_facts, cpu_facts,
                              check_device)
 
 # %% auto #0
@@ -533,7 +533,8 @@ def train_algorithm(cfg: dict, data: TaskData, device, progress: bool = True, ch
         shared = pretrain_checkpoint_path(cfg, algo, checkpoints_dir) if checkpoints_dir is not None else None
         state = reuse_pretraining(shared) if shared is not None else None
         if state is not None:
-            algo.load_pretrain_state(state['state']); algo.to(device); pre_log, reused = state['history'], str(shared)
+            algo.load_pretrain_state(state['state']); algo.to(device); pre_log = state['history']
+            reused = Path(shared).relative_to(checkpoints_dir).as_posix()  # no machine's path in a record
             if progress: print(f'pretraining reused from {shared}', flush=True)
         else:
             pre_log = algo.pretrain(data.train, val=data.val, epochs=cfg['pretrain_epochs'], batch_size=cfg['batch_size'],
@@ -553,13 +554,16 @@ def versions() -> dict:
                 sklearn=sklearn.__version__, python=platform.python_version(), machine=platform.machine(), platform=platform.platform())
 
 # %% ../nbs/07_experiment.ipynb #dba2aac7
-def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float, device, deterministic: bool = True) -> dict:
-    "The record fields every run shares: model selection, histories, timing, device (and the GPU's facts), threads and versions."
+def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float, device, deterministic: bool = True,
+               cpu_started: float | None = None  # `time.process_time()` when the run started
+              ) -> dict:
+    "The record fields every run shares: model selection, histories, timing, device (GPU or CPU facts), threads, versions."
     facts = device_facts(device)
+    cpu = {'process_cpu_seconds': time.process_time() - cpu_started} if cpu_started is not None else {}
     return dict(selected_epoch=log['selected_epoch'], epochs_run=log['epochs_run'], history=log['history'], pretrain_history=pre_log,
                 timing=dict(seconds_per_epoch=log['seconds_per_epoch'], pretrain_seconds=pretrain_seconds,
-                            total_seconds=time.perf_counter() - started),
-                device=facts.pop('device'), **({'gpu': facts} if facts else {}), deterministic=deterministic,
+                            total_seconds=time.perf_counter() - started, **cpu),
+                device=facts.pop('device'), **({'gpu': facts} if facts else {'cpu': cpu_facts()}), deterministic=deterministic,
                 torch_threads=torch.get_num_threads(), versions=versions())
 
 # %% ../nbs/07_experiment.ipynb #b3433db7
@@ -662,7 +666,7 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
             old_sha = old['checkpoint']['sha256'] if old_ckpt is not None else None
         except (DamagedRecordError, PluginError): old_ckpt, old_sha = None, None
         torch.set_num_threads(threads)
-        t0, run_uid = time.perf_counter(), uuid.uuid4().hex
+        t0, c0, run_uid = time.perf_counter(), time.process_time(), uuid.uuid4().hex
         data = task.load(cfg)
         with deterministic_mode(deterministic):
             algo, pre_log, log, pretrain_seconds, reused = train_algorithm(cfg, data, device, progress, ck_root)
@@ -671,7 +675,7 @@ def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the
         digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
         score_key = 'val_acc' if task.score is None else 'val_score'
         record = dict(id=config_id(cfg), config=cfg, data=data.info, **results, **{score_key: log[score_key]},
-                      **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic), run_uid=run_uid, plugins=plugins,
+                      **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic, c0), run_uid=run_uid, plugins=plugins,
                       **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
                       checkpoint=dict(dir=_checkpoint_dir_field(ck_root, results_dir), path=ckpt.relative_to(ck_root).as_posix(), sha256=digest),
                       pretrain_reused=reused)
