@@ -127,8 +127,9 @@ def plot_knob_curves(frame: pd.DataFrame,  # `knob_frame`
     fig, axes = plt.subplots(1, len(SEVERITY_KNOBS), figsize=(3 * len(SEVERITY_KNOBS), 2.8), sharey=True)
     for ax, (cond, (knob, _, _)) in zip(axes, SEVERITY_KNOBS.items()):
         g = f[f.condition == cond].groupby('value')['drop']; m, se = g.mean(), g.sem()
-        ax.plot(m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds')
-        ax.fill_between(m.index, m - se, m + se, alpha=.25)
+        if len(m):  # no records: an empty panel
+            ax.plot(m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds')
+            ax.fill_between(m.index.to_numpy(float), (m - se).to_numpy(float), (m + se).to_numpy(float), alpha=.25)
         row = calibration[calibration.condition == cond]
         if len(row):
             ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=.8, label="paper's ERM")

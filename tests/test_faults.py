@@ -69,7 +69,7 @@ def test_damaged_shared_pretraining_is_rebuilt(tmp_path, damage):
     assert any(shared.name in str(w.message) and 'is damaged' in str(w.message) for w in caught)
     assert again['pretrain_reused'] is None and again['metrics'] == first['metrics']
     third = run(cfg, results_dir=tmp_path / 'r3', checkpoints_dir=tmp_path / 'ck', progress=False)
-    assert third['pretrain_reused'] == str(shared)  # rebuilt, then reused
+    assert third['pretrain_reused'] == shared.relative_to(tmp_path / 'ck').as_posix()  # rebuilt, then reused
 
 # --- tables silently wrong or wiped -------------------------------------------------------------------------------------
 
