@@ -342,10 +342,11 @@ def plugin_specs(plugins) -> list:
         raise PluginError(f"plugins must be module names or .py paths (a list, or one comma-separated string), got {plugins!r}")
     return [str(Path(s).expanduser().resolve()) if _is_path(s) else s for s in plugins]
 
-# %% ../nbs/00_core.ipynb #94fee43b
+# %% ../nbs/00_core.ipynb #f7d4320b
 def _failed(spec: str, e: Exception) -> PluginError:
     return PluginError(f"plugin {spec} failed while it was imported ({type(e).__name__}: {e})")
 
+# %% ../nbs/00_core.ipynb #715f94e8
 def _import_file(spec: str):
     "Import a plugin given as a .py file or a package folder (one holding __init__.py)."
     import importlib.util
@@ -368,6 +369,7 @@ def _import_file(spec: str):
         raise
     return module
 
+# %% ../nbs/00_core.ipynb #0f4b5b0b
 def _import_plugin(spec: str):
     import importlib
     if _is_path(spec): return _import_file(spec)
@@ -378,6 +380,7 @@ def _import_plugin(spec: str):
         raise _failed(spec, e) from e
     except Exception as e: raise _failed(spec, e) from e
 
+# %% ../nbs/00_core.ipynb #8f2e1a25
 def _load_entry_points():
     "Import the installed entry points not imported yet; PluginError naming a failing one and its package."
     from importlib.metadata import entry_points as _eps
@@ -398,6 +401,7 @@ def _load_entry_points():
         _ENTRY_POINTS[ep.name] = facts
     _PLUGINS['<entry points>'] = True
 
+# %% ../nbs/00_core.ipynb #94fee43b
 def load_plugins(plugins=None,  # module names, .py paths and/or package folders (see `plugin_specs`)
                  entry_points: bool = True  # also import the installed `prism_nb.plugins` entry points
                 ) -> list:

@@ -788,7 +788,7 @@ def record_plugins(named: list,  # the plugins a record or checkpoint names
                           "plugins='record' (exactly the ones it names)")
     return chosen or list(named)
 
-# %% ../nbs/07_experiment.ipynb #dcacdd7e
+# %% ../nbs/07_experiment.ipynb #13541b54
 def _read_checkpoint(path, sha256: str | None = None) -> dict:
     "A checkpoint read once from a bounded regular file, its sha256 checked first when given."
     with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
@@ -801,6 +801,7 @@ def _read_checkpoint(path, sha256: str | None = None) -> dict:
             f.seek(0)
         return load_checkpoint(f, path)
 
+# %% ../nbs/07_experiment.ipynb #412cfce2
 def _no_checkpoint(rec: dict, path) -> str:
     "Why a record's model cannot be loaded, and the way out."
     cfg, ck = rec['config'], rec.get('checkpoint')
@@ -812,6 +813,7 @@ def _no_checkpoint(rec: dict, path) -> str:
     return (f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} (id {rec.get('id')}){why}; "
             "retrain=True reruns the config and saves one")
 
+# %% ../nbs/07_experiment.ipynb #dcacdd7e
 def load_model(source,  # a record dict, a record's .json path, or a checkpoint's .pt path
                checkpoints_dir=None,  # where the record's checkpoint lives; default: the folder the record names
                device=None,  # where to put the model; default the CPU
@@ -931,9 +933,9 @@ def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dic
 
 # %% ../nbs/07_experiment.ipynb #d35c8556
 def harc_test_conditions(cfg: dict) -> list:
-    "The conditions a HAR-C run is tested on: the eight, and its training condition when that is another one."
-    tc = cfg.get('train_condition', 'Random')
-    return HARC_CONDITIONS + ([tc] if tc not in HARC_CONDITIONS else [])
+    "The conditions a HAR-C-style run is tested on: its task's (HAR-C's eight), and its training condition if another."
+    tc, conds = cfg.get('train_condition', 'Random'), list(task_of(cfg).conditions)
+    return conds + ([tc] if tc not in conds else [])
 
 # %% ../nbs/07_experiment.ipynb #c15ec064
 def load_harc_data(cfg: dict) -> TaskData:

@@ -14,15 +14,15 @@ from .data import HAR_CLASSES
 from .sampling import (SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES, PAPER_SEVERITY_CONDITIONS, knob_condition,
                                check_budget, budget_steps)
 from .engine import accuracy
-from .experiment import (Task, TaskData, register_task, HARC, HARC_DEFAULTS, check_harc, harc_splits, harc_info,
-                                 harc_record_stem, evaluate_harc, task_of, observe, read_records)
+from .experiment import (Task, register_task, HARC, HARC_DEFAULTS, check_harc,
+                                 harc_record_stem, load_harc_data, evaluate_harc, task_of, observe, read_records)
 from .report import reported, summarize, pm, wide_table, versus_paper, harc_records
 
 # %% auto #0
 __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
            'knob_frame', 'relative_drop', 'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table',
-           'plot_knob_curves', 'load_harc_ps', 'harc_ps_averages', 'severity_matched_table', 'calibration_check',
-           'severity_verdict', 'severity_findings']
+           'plot_knob_curves', 'harc_ps_averages', 'severity_matched_table', 'calibration_check', 'severity_verdict',
+           'severity_findings']
 
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
 KNOB_DESIGN = dict(knobs={c: grid for c, (_, _, grid) in SEVERITY_KNOBS.items()})
@@ -144,15 +144,6 @@ def plot_knob_curves(frame: pd.DataFrame,  # `knob_frame`
 # %% ../nbs/18_paper_severity.ipynb #609a9633
 HARC_PS_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'}, experiment='harc_ps', dataset='harc_ps')
 
-def load_harc_ps(cfg: dict) -> TaskData:
-    "HAR-C's source splits (Random) and a masked test set per condition of `PAPER_SEVERITY_CONDITIONS`."
-    seed, rate = cfg['seed'], cfg['rate']
-    train, val, test, splits = harc_splits(seed, cfg['source'], cfg['channels'], cfg['max_windows'])
-    return TaskData(train=observe(train, 'Random', rate, derive_seed(seed, 'masks', 'train')),
-                    val=observe(val, 'Random', rate, derive_seed(seed, 'masks', 'val')),
-                    tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in PAPER_SEVERITY_CONDITIONS},
-                    info=harc_info(splits, train, val, test, rate))
-
 # %% ../nbs/18_paper_severity.ipynb #ca662862
 def harc_ps_averages(cfg: dict) -> dict:
     "`avg`: the mean over `PAPER_SEVERITY_CONDITIONS`; `shifted_avg`: over those but Random."
@@ -160,7 +151,7 @@ def harc_ps_averages(cfg: dict) -> dict:
 
 # %% ../nbs/18_paper_severity.ipynb #9dd6079e
 HARC_PS = register_task(Task(
-    name='harc_ps', display="HAR-C (paper severity)", defaults=HARC_PS_DEFAULTS, check=check_harc, load=load_harc_ps,
+    name='harc_ps', display="HAR-C (paper severity)", defaults=HARC_PS_DEFAULTS, check=check_harc, load=load_harc_data,
     evaluate=evaluate_harc, record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb',
     conditions=tuple(PAPER_SEVERITY_CONDITIONS), averages=harc_ps_averages, test_windows=HARC.test_windows))
 
