@@ -16,7 +16,7 @@ from .sampling import (SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES, PAP
 from .engine import accuracy
 from .experiment import (Task, register_task, HARC, HARC_DEFAULTS, check_harc,
                                  harc_record_stem, load_harc_data, evaluate_harc, task_of, observe, read_records)
-from .report import reported, summarize, pm, wide_table, versus_paper, harc_records
+from .report import reported, summarize, pm, harc_records, harc_result_table
 
 # %% auto #0
 __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
@@ -164,14 +164,10 @@ def severity_matched_table(rows: dict,  # table row name -> config overrides, e.
                            paper_rows: dict | None = None  # our row -> the paper's (None: rows present in the paper)
                           ) -> tuple:
     "(table, twin beside the paper or None, records): `harc_ps` records per row, mean ± se over seeds."
-    recs = harc_records(rows, seeds, results_dir, dataset='harc_ps').rename(columns=PS_COLUMNS)
-    summ = summarize(recs, 'row', PS_TABLE_COLUMNS)
-    twin = None
-    try: paper = reported('tab:harc')
-    except FileNotFoundError: paper = None
-    if paper is not None:
-        twin = versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows if r in set(paper.row)}, PS_TABLE_COLUMNS)
-    return wide_table(summ, 'row', list(rows), PS_TABLE_COLUMNS), twin, recs
+    try: in_paper = set(reported('tab:harc').row)
+    except FileNotFoundError: in_paper = set()
+    return harc_result_table(rows, seeds, results_dir, paper_table='tab:harc', rename=PS_COLUMNS, dataset='harc_ps',
+                             paper_rows=paper_rows or {r: r for r in rows if r in in_paper})
 
 # %% ../nbs/18_paper_severity.ipynb #5282340e
 def calibration_check(ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)

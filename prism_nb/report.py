@@ -244,11 +244,12 @@ def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM':
 def harc_result_table(rows: dict, seeds=range(3), results_dir=None, paper_table: str | None = 'tab:harc',
                       paper_rows: dict | None = None,
                       paper_block: str | None = None,  # only this block of the paper's table (e.g. a backbone of tab:backbone)
+                      rename: dict | None = None,  # record metric -> table column (a task's own names for HAR-C's conditions)
                       **common):
     "The paper-layout table (mean ± se over seeds) and, when `paper_table` is given, its twin beside the paper."
     from prism_nb.sampling import HARC_CONDITIONS
     cols = HARC_CONDITIONS + ['Avg.']
-    recs = harc_records(rows, seeds, results_dir, **common)
+    recs = harc_records(rows, seeds, results_dir, **common).rename(columns=rename or {})
     summ = summarize(recs, 'row', cols)
     table = wide_table(summ, 'row', list(rows), cols)
     if len(recs) and recs.threads.nunique() > 1:  # say so when a table mixes thread counts (records differ in the last bits)
