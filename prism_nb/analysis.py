@@ -17,9 +17,14 @@ from .sampling import (HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_
                                mask_following_rate, group_accuracies, worst_group_accuracy, concentrated_steps,
                                concentration_region, budget_steps, check_condition, CONCENTRATION_SETTINGS)
 from .engine import predict, accuracy, percent_correct, class_accuracies
-from .experiment import (Task, TaskData, ConfigError, register_task, HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe, check_real,
-                                 task_of, load_model, read_record, read_records, versions, results_dir_of, make_config, record_path)
-from .report import summarize, pm, reported, paper_dir, harc_records
+from .config import (Task, TaskData, register_task, check_real, task_of, make_config,
+                             record_path)
+from .core import ConfigError
+from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe
+from .experiment import load_model, versions
+from .records import read_record, read_records, results_dir_of
+from .report import summarize, pm, reported, paper_dir
+from .artefacts import harc_records
 
 # %% auto #0
 __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 from .core import ISMTS, atomic_write
 from .engine import shuffled_batches, train_epochs
-from .experiment import check_device
+from .engine import check_device
 
 # %% auto #0
 __all__ = ['matmul_gflops', 'conv1d_gflops', 'peak_gflops', 'time_epochs', 'benchmark_epochs', 'sweep_throughput']
@@ -65,7 +65,8 @@ def time_epochs(algo, train: ISMTS, batch_size: int = 64, epochs: int = 2, devic
 def _bench_one(method: str, backbone: str, batch_size: int, epochs: int, max_windows, gflops: float, device=None) -> dict:
     import resource
     from prism_nb.backbones import count_flops, make_backbone
-    from prism_nb.experiment import make_config, task_of, build_algorithm
+    from prism_nb.config import make_config, task_of
+    from prism_nb.experiment import build_algorithm
     device = check_device(device)
     cfg = make_config(method=method, backbone=backbone, seed=0, max_windows=max_windows)
     data = task_of(cfg).load(cfg)

@@ -13,7 +13,8 @@ from .core import derive_seed
 from .algorithms import Algorithm, register_algorithm
 from .sampling import check_condition, condition_masks, severity_masks
 from .engine import predict, percent_correct
-from .experiment import make_config, task_of, condition_test_set, check_real
+from .config import make_config, task_of, check_real
+from .experiment import condition_test_set
 from .analysis import SEVERITY_DESIGN
 
 # %% auto #0

@@ -14,9 +14,12 @@ from .data import HAR_CLASSES
 from .sampling import (SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES, PAPER_SEVERITY_CONDITIONS, knob_condition,
                                check_budget, budget_steps)
 from .engine import accuracy
-from .experiment import (Task, register_task, HARC, HARC_DEFAULTS, check_harc,
-                                 harc_record_stem, load_harc_data, evaluate_harc, task_of, observe, read_records)
-from .report import reported, summarize, pm, harc_records, harc_result_table
+from .config import Task, register_task, task_of
+from .harc import (HARC, HARC_DEFAULTS, check_harc, harc_record_stem, load_harc_data,
+                           evaluate_harc, observe)
+from .records import read_records
+from .report import reported, summarize, pm
+from .artefacts import harc_records, harc_result_table
 
 # %% auto #0
 __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',

@@ -13,8 +13,11 @@ import torch
 from .core import ISMTS, derive_seed, results_root
 from .sampling import HARC_CONDITIONS
 from .engine import model_device
-from .experiment import (ConfigError, build_algorithm, harc_splits, harc_info, observe, pretrain_checkpoint_path,
-                                 checkpoints_root, read_record, read_records, check_int, task_of, subset_windows)
+from .core import ConfigError
+from .experiment import build_algorithm, pretrain_checkpoint_path
+from .harc import harc_splits, harc_info, observe, subset_windows
+from .records import checkpoints_root, read_record, read_records
+from .config import check_int, task_of
 from .analysis import evaluation_record
 from .report import summarize, pm
 

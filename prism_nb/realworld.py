@@ -18,8 +18,11 @@ from .clinical import (EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, loa
 from .pam import PAM_FRACTIONS, sensors_out
 from .engine import predict_logits
 from .sampling import HARC_CONDITIONS
-from .experiment import Task, TaskData, ConfigError, register_task, make_config, check_bool, check_real, read_records
-from .report import ABLATION_ROWS, harc_records, summarize, wide_table
+from .config import Task, TaskData, register_task, make_config, check_bool, check_real
+from .core import ConfigError
+from .records import read_records
+from .artefacts import ABLATION_ROWS, harc_records
+from .report import summarize, wide_table
 
 # %% auto #0
 __all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'REALWORLD_FACTS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics',

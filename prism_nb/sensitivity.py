@@ -8,8 +8,11 @@ import pandas as pd
 
 from .core import results_root
 from .algorithms import algorithm_class, method_names
-from .experiment import ConfigError, make_config, record_path, read_record
-from .report import summarize, pm, cpu_seconds
+from .core import ConfigError
+from .config import make_config, record_path
+from .records import read_record
+from .report import summarize, pm
+from .ledger import cpu_seconds
 
 # %% auto #0
 __all__ = ['SENSITIVITY_GRID', 'SENSITIVITY_EXPERIMENT', 'SENSITIVITY_LABELS', 'check_sensitivity_grid', 'sensitivity_points',

@@ -12,7 +12,8 @@ from tqdm.auto import tqdm
 
 from .core import config_id, repo_root, load_plugins, folder_path, PluginError
 from .algorithms import algorithm_class
-from .experiment import make_config, record_path, task_of, check_seeds, read_record, DamagedRecordError
+from .config import make_config, record_path, task_of, check_seeds
+from .records import read_record, DamagedRecordError
 
 # %% auto #0
 __all__ = ['sweep_configs', 'sweep_devices', 'sweep_commands', 'run_command', 'run_sweep']

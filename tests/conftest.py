@@ -16,7 +16,8 @@ def root(): return ROOT
 @pytest.fixture(scope='module')
 def train_quick(tmp_path_factory):
     "A function training one quick config into its own results folder: (results folder, record, record path)."
-    from prism_nb.experiment import run, make_config, record_path
+    from prism_nb.experiment import run
+    from prism_nb.config import make_config, record_path
     def train(quick: dict) -> tuple:
         results = tmp_path_factory.mktemp('trained') / 'results'
         rec = run(quick, results_dir=results, progress=False)

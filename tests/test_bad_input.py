@@ -39,7 +39,7 @@ def test_bad_parameter_fails_before_any_work(root, tmp_path, params, msg):
     assert not files_under(results) and not files_under(tmp_path / 'checkpoints') and not files_under(tmp_path.parent / 'x')
 
 def test_json_hparams_are_parsed(tmp_path):
-    from prism_nb.experiment import make_config
+    from prism_nb.config import make_config
     assert make_config(hparams='{"weight_decay": 0.1}')['hparams'] == {'weight_decay': 0.1}
 
 def test_unwritable_results_folder_fails_before_training(root, tmp_path):
@@ -57,14 +57,16 @@ def test_read_only_results_folder_fails_before_training(root, tmp_path):
     assert res.returncode != 0 and 'is not writable' in res.stdout + res.stderr + (tmp_path / 'x.ipynb').read_text()
 
 def test_truncated_record_is_named_and_recoverable(tmp_path):
-    from prism_nb.experiment import run, make_config, record_path, DamagedRecordError
+    from prism_nb.experiment import run
+    from prism_nb.config import make_config, record_path
+    from prism_nb.records import DamagedRecordError
     quick = dict(method='erm', epochs=1, patience=1, max_windows=128)
     rec = run(quick, results_dir=tmp_path / 'r', progress=False)
     path = record_path(make_config(**quick), tmp_path / 'r')
     path.write_text(path.read_text()[:200])
     with pytest.raises(DamagedRecordError, match='force=True') as e: run(quick, results_dir=tmp_path / 'r', progress=False)
     assert str(path) in str(e.value)
-    from prism_nb.report import harc_result_table
+    from prism_nb.artefacts import harc_result_table
     with pytest.raises(DamagedRecordError, match=str(path)): harc_result_table({'ERM': {'method': 'erm'}}, seeds=[0], results_dir=tmp_path / 'r',
                                                                               paper_table=None, epochs=1, patience=1, max_windows=128)
     again = run(quick, results_dir=tmp_path / 'r', force=True, progress=False)

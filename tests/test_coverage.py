@@ -2,7 +2,8 @@
 from pathlib import Path
 import pandas as pd
 import pytest
-from prism_nb.report import coverage_table, paper_labels, paper_dir
+from prism_nb.ledger import coverage_table, paper_labels
+from prism_nb.report import paper_dir
 
 def test_coverage_map_covers_the_paper(root):
     if not (paper_dir() / 'paper.tex').exists(): pytest.skip('the paper source is not beside the repository')

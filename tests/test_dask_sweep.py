@@ -7,7 +7,8 @@ distributed = pytest.importorskip('distributed', reason="Dask's distributed is n
 import psutil  # a dependency of distributed
 
 from prism_nb.sweep import sweep_configs, run_sweep
-from prism_nb.experiment import record_path, read_record, lock_path, acquire_run_lock
+from prism_nb.config import record_path
+from prism_nb.records import read_record, lock_path, acquire_run_lock
 
 def tiny(seeds): return sweep_configs(['erm'], seeds=seeds, epochs=1, patience=1, max_windows=128)
 

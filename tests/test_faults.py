@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from prism_nb.experiment import (run, make_config, record_path, read_record, read_records, evaluate, load_model, checkpoint_file,
-                                 DamagedRecordError, DamagedCheckpointError, ConfigError, write_record)
-from prism_nb.report import harc_records, check_results_dir, publish
+from prism_nb.experiment import run, evaluate, load_model
+from prism_nb.config import make_config, record_path
+from prism_nb.records import (read_record, read_records, checkpoint_file, DamagedRecordError,
+                              DamagedCheckpointError, write_record)
+from prism_nb.core import ConfigError
+from prism_nb.artefacts import harc_records
+from prism_nb.report import check_results_dir, publish
 from prism_nb import experiment
 
 QUICK = dict(method='erm', epochs=1, patience=1, max_windows=128)

@@ -10,7 +10,9 @@ import torch
 from prism_nb.algorithms import make_algorithm, method_names, toy_problem
 from prism_nb.backbones import BACKBONES
 from prism_nb.engine import deterministic_mode, fit, model_device
-from prism_nb.experiment import run, ConfigError, check_device
+from prism_nb.experiment import run
+from prism_nb.core import ConfigError
+from prism_nb.engine import check_device
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason='needs a CUDA GPU')
 

@@ -9,7 +9,9 @@ import pytest
 
 from prism_nb.core import PluginError, load_plugins
 from prism_nb.sampling import HARC_CONDITIONS
-from prism_nb.experiment import make_config, record_path, read_record, run, run_from_notebook
+from prism_nb.config import make_config, record_path
+from prism_nb.records import read_record
+from prism_nb.experiment import run, run_from_notebook
 from prism_nb.sweep import sweep_configs, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,7 +124,7 @@ def test_a_record_whose_plugin_was_deleted_names_it_in_a_new_process(tmp_path):
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert 'PluginError' in last and f'plugin file {gone} does not exist' in last, last
-    done = fresh_python(f"from prism_nb.experiment import read_record; read_record({str(path)!r})")
+    done = fresh_python(f"from prism_nb.records import read_record; read_record({str(path)!r})")
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode != 0 and 'PluginError' in last, last
     assert f"plugin(s) ['{gone}'], which this process has not loaded" in last, last
@@ -148,7 +150,7 @@ def test_an_entry_point_plugin_registers_itself_for_sweeps_and_runs(installed):
     assert done.stdout.split() == ['epmethod']
 
 def test_an_entry_point_plugin_registers_itself_for_make_config(installed):
-    done = fresh_python("from prism_nb.experiment import make_config; print(make_config(method='epmethod')['method'])", installed)
+    done = fresh_python("from prism_nb.config import make_config; print(make_config(method='epmethod')['method'])", installed)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ['epmethod']
 

@@ -12,11 +12,14 @@ import pytest
 from prism_nb import core, experiment
 from prism_nb.core import PluginError, ConfigError, load_plugins, folder_path
 from prism_nb.algorithms import ALGORITHMS, register_algorithm, Algorithm
-from prism_nb.experiment import (run, make_config, record_path, read_record, read_records, record_files,
-                                 evaluate, load_model, checkpoint_file, run_from_notebook, register_task,
-                                 DamagedRecordError, DamagedCheckpointError, TASKS, HARC, Record)
-from prism_nb.report import (check_results_dir, compute_ledger, records_cpu_hours, harc_records, publish,
-                             finish_publish)
+from prism_nb.experiment import run, evaluate, load_model, run_from_notebook
+from prism_nb.config import make_config, record_path, register_task, TASKS
+from prism_nb.records import (read_record, read_records, record_files, checkpoint_file,
+                              DamagedRecordError, DamagedCheckpointError, Record)
+from prism_nb.harc import HARC
+from prism_nb.report import check_results_dir, publish, finish_publish
+from prism_nb.ledger import compute_ledger, records_cpu_hours
+from prism_nb.artefacts import harc_records
 from prism_nb.sweep import run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,7 +197,8 @@ CLAIMS = [("from prism_nb.algorithms import ERM, register_algorithm\n"
            "@register_algorithm('ERM')\nclass Smooth(ERM): 'label smoothing'\n", "method 'erm'"),
           ("from prism_nb.algorithms import ERM, register_algorithm\n"
            "@register_algorithm('PRISM', replace=True)\nclass Fake(ERM): 'not PRISM'\n", "method 'prism'"),
-          ("import dataclasses\nfrom prism_nb.experiment import HARC, register_task\n"
+          ("import dataclasses\nfrom prism_nb.harc import HARC
+from prism_nb.config import register_task\n"
            "register_task(dataclasses.replace(HARC, display='mine'), replace=True)\n", "task 'harc'")]
 
 def test_a_plugin_cannot_replace_a_built_in_method_or_task(tmp_path):
@@ -233,7 +237,7 @@ def fresh(code: str, site: Path) -> subprocess.CompletedProcess:
 
 def test_installed_entry_points_are_named_with_their_distribution(tmp_path):
     site = site_with_entry_point(tmp_path, CLAIMS[0][0])
-    done = fresh("from prism_nb.experiment import make_config; make_config(method='nosuchmethod')", site)
+    done = fresh("from prism_nb.config import make_config; make_config(method='nosuchmethod')", site)
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode != 0 and 'PluginError' in last and 'entry point rad = rad_ep' in last, last
     assert 'rad-dist 0.3' in last and "method 'erm' is built in and cannot be replaced" in last, last

@@ -9,7 +9,9 @@ import pytest
 
 from prism_nb.core import PluginError, config_id, load_plugins
 from prism_nb.backbones import BACKBONES, BACKBONE_DISPLAY, register_backbone, make_backbone
-from prism_nb.experiment import make_config, record_path, read_record, run
+from prism_nb.config import make_config, record_path
+from prism_nb.records import read_record
+from prism_nb.experiment import run
 from prism_nb.sweep import sweep_configs, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +22,8 @@ import torch.nn as nn
 from prism_nb.core import ISMTS, derive_seed
 from prism_nb.backbones import register_backbone
 from prism_nb.engine import predict, percent_correct
-from prism_nb.experiment import Task, TaskData, register_task, observe, check_real, check_int
+from prism_nb.config import Task, TaskData, register_task, check_real, check_int
+from prism_nb.harc import observe
 
 class MeanMax(nn.Module):
     "Per channel, the mean and the largest of the observed values, through one linear layer."
@@ -108,7 +111,7 @@ CLAIMS = {'ERM': "from prism_nb.algorithms import ERM, register_algorithm\n"
                  "@register_algorithm('ERM')\nclass ERM(ERM): pass\n",
           'Random': "from prism_nb.sampling import register_condition\n"
                     "@register_condition('Random')\ndef random_condition(n, L, D, steps, g): return None\n",
-          'harc': "import dataclasses\nfrom prism_nb.experiment import HARC, register_task\n"
+          'harc': "import dataclasses\nfrom prism_nb.harc import HARC\nfrom prism_nb.config import register_task\n"
                   "register_task(dataclasses.replace(HARC, display='mine'), replace=True)\n",
           'cnn': "import torch.nn as nn\nfrom prism_nb.backbones import register_backbone\n"
                  "register_backbone('cnn', lambda n_features, seq_len: nn.Identity(), replace=True)\n",

@@ -86,7 +86,7 @@ def test_prism_variant_and_bad_variant(root, tmp_path):
 
 def test_sweep_runs_commands_and_resumes(tmp_path):
     from prism_nb.sweep import sweep_configs, run_sweep
-    from prism_nb.experiment import record_path
+    from prism_nb.config import record_path
     cfgs = sweep_configs(['erm'], seeds=[0, 1], epochs=1, patience=1, max_windows=128, hparams={'weight_decay': 0.0})
     summary = run_sweep(cfgs, workers=2, results_dir=tmp_path / 'results', out_dir=tmp_path / 'runs', progress=False)
     assert len(summary['done']) == 2 and summary['failed'] == []

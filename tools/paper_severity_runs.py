@@ -27,7 +27,7 @@ def train(job: dict):
 def concentration(seed: int):
     "PRISM's concentration grid record of the harc_ps model of `seed` (needs its checkpoint on this machine)."
     from prism_nb.analysis import evaluation_record, CONCENTRATION_DESIGN, concentration_grid
-    from prism_nb.experiment import make_config, record_path
+    from prism_nb.config import make_config, record_path
     src = record_path(make_config(dataset='harc_ps', method='prism', seed=seed), ROOT / 'results')
     if not src.exists(): return seed, 'no harc_ps record yet'
     try:

@@ -15,7 +15,7 @@ nbs = root / 'nbs'
 
 def library_notebooks() -> list:
     "The numbered library notebooks, in reading order."
-    return sorted(nbs.glob('[0-9][0-9]_*.ipynb'))
+    return sorted(p for p in nbs.glob('[0-9][0-9]*.ipynb') if p.stem[2] in '_abcdefgh')
 
 def hides_output(cell) -> bool:
     "Whether a cell carries `#| output: false`: its output changes from run to run and is never committed."
