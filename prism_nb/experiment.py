@@ -10,21 +10,67 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .core import (ISMTS, seed_everything, derive_seed, config_id, atomic_write,
-                           atomic_write_json, repo_root, sha256_file, digest_path, json_ready,
-                           load_plugins, PluginError, ConfigError, folder_path, cache_dir,
-                           open_regular, missing_plugins, loaded_entry_points)
-from .sampling import condition_masks
+from prism_nb.core import (
+    ISMTS,
+    seed_everything,
+    derive_seed,
+    config_id,
+    atomic_write,
+    atomic_write_json,
+    repo_root,
+    sha256_file,
+    digest_path,
+    json_ready,
+    load_plugins,
+    PluginError,
+    ConfigError,
+    folder_path,
+    cache_dir,
+    open_regular,
+    missing_plugins,
+    loaded_entry_points,
+)
+from .harc import observe_tests
 from .algorithms import algorithm_class
-from .engine import (fit, predict, percent_correct, class_accuracies, deterministic_mode,
-                             device_facts, cpu_facts, check_device)
-from .config import (COMMON_DEFAULTS, TaskData, check_bool, check_real, check_threads,
-                             check_writable, checkpoint_path, default_checkpoints_dir, get_task,
-                             make_config, record_path, task_of)
-from .records import (CHECKPOINT_MAX_BYTES, DamagedCheckpointError, DamagedRecordError,
-                              Record, _plugin_field, acquire_run_lock, check_record,
-                              checkpoint_file, load_checkpoint, read_record, record_json,
-                              results_dir_of, save_checkpoint)
+from prism_nb.engine import (
+    fit,
+    predict,
+    percent_correct,
+    class_accuracies,
+    deterministic_mode,
+    device_facts,
+    cpu_facts,
+    check_device,
+)
+from prism_nb.config import (
+    COMMON_DEFAULTS,
+    TaskData,
+    check_bool,
+    check_real,
+    check_threads,
+    check_writable,
+    checkpoint_path,
+    default_checkpoints_dir,
+    get_task,
+    make_config,
+    record_path,
+    task_of,
+)
+from prism_nb.records import (
+    CHECKPOINT_MAX_BYTES,
+    DamagedCheckpointError,
+    DamagedRecordError,
+    Record,
+    _plugin_field,
+    acquire_run_lock,
+    check_record,
+    checkpoint_file,
+    load_checkpoint,
+    read_record,
+    record_json,
+    results_dir_of,
+    save_checkpoint,
+)
 
 # %% auto #0
 __all__ = ['RUN_SETTINGS', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining',
@@ -33,39 +79,68 @@ __all__ = ['RUN_SETTINGS', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_
 
 # %% ../nbs/07c_experiment.ipynb #aa1ff9e0
 def build_algorithm(cfg: dict, info: dict):
-    "The config's method, freshly initialized from the run's seed, sized from the data facts `info`."
+    "The config's method, initialized from the run's seed, sized from the data facts `info`."
     cls = algorithm_class(cfg['method'])
     seed_everything(derive_seed(cfg['seed'], 'init'))
     hp = {'lr': cfg['lr'], **cfg['hparams']}
-    if cfg['variant'] != 'full': hp['variant'] = cfg['variant']
-    if 'seed' in cls.defaults(): hp['seed'] = cfg['seed']  # methods with their own random draws seed them from the run
-    return cls(n_features=info['n_features'], seq_len=info['seq_len'], n_classes=info['n_classes'], n_domains=info['n_domains'],
-               backbone=cfg['backbone'], hparams=hp)
+    if cfg['variant'] != 'full':
+        hp['variant'] = cfg['variant']
+    if 'seed' in cls.defaults():
+        hp['seed'] = cfg['seed']  # methods with their own random draws seed them from the run
+    return cls(
+        n_features=info['n_features'],
+        seq_len=info['seq_len'],
+        n_classes=info['n_classes'],
+        n_domains=info['n_domains'],
+        backbone=cfg['backbone'],
+        hparams=hp,
+    )
 
 # %% ../nbs/07c_experiment.ipynb #7d006d3f
 def data_keys(cfg: dict) -> dict:
-    "The config entries that fix the data of a run (everything of the task's own but the results subfolder)."
+    "The config entries that fix a run's data (the task's own but the results subfolder)."
     return {k: cfg[k] for k in task_of(cfg).defaults if k != 'experiment' and k in cfg}
 
 # %% ../nbs/07c_experiment.ipynb #289feb9c
 def pretrain_checkpoint_path(cfg: dict, algo, checkpoints_dir) -> Path:
-    "Where the pretrained state of `algo` for `cfg` is shared, keyed by everything pretraining depends on."
-    key = dict(task=task_of(cfg).name, data=data_keys(cfg), method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
-               pretrain_epochs=cfg['pretrain_epochs'], batch_size=cfg['batch_size'], hparams=algo.pretrain_signature())
-    return Path(checkpoints_dir) / 'pretrain' / f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
+    "Where `algo`'s pretrained state for `cfg` is shared, keyed by all pretraining depends on."
+    key = dict(
+        task=task_of(cfg).name,
+        data=data_keys(cfg),
+        method=cfg['method'],
+        backbone=cfg['backbone'],
+        seed=cfg['seed'],
+        pretrain_epochs=cfg['pretrain_epochs'],
+        batch_size=cfg['batch_size'],
+        hparams=algo.pretrain_signature(),
+    )
+    return (
+        Path(checkpoints_dir)
+        / 'pretrain'
+        / f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
+    )
 
 # %% ../nbs/07c_experiment.ipynb #ad62316b
 def reuse_pretraining(shared: Path) -> dict | None:
-    "The pretrained state saved at `shared` if it is intact (its sha256 matches the digest written beside it); None, with a warning, if damaged."
-    if not shared.exists(): return None
+    "The pretrained state at `shared` if its sha256 matches the digest beside it, else None."
+    if not shared.exists():
+        return None
     try:
         expected = digest_path(shared).read_text().strip() if digest_path(shared).exists() else None
-        if expected is None: raise ValueError('no digest beside it')
-        if sha256_file(shared) != expected: raise ValueError('its sha256 differs from the digest written beside it')
+        if expected is None:
+            raise ValueError('no digest beside it')
+        if sha256_file(shared) != expected:
+            raise ValueError('its sha256 differs from the digest written beside it')
         return torch.load(shared, map_location='cpu', weights_only=True)
-    except Exception as e:  # altered, truncated, not a torch file: pretrain again rather than train on damaged encoders
-        warnings.warn(f"shared pretraining {shared} is damaged ({type(e).__name__}: {e}); pretraining again and replacing it", stacklevel=2)
-        shared.unlink(missing_ok=True); digest_path(shared).unlink(missing_ok=True)
+    # altered, truncated, not a torch file: pretrain again rather than train on damaged encoders
+    except Exception as e:
+        warnings.warn(
+            f"shared pretraining {shared} is damaged ({type(e).__name__}: {e}); "
+            "pretraining again and replacing it",
+            stacklevel=2,
+        )
+        shared.unlink(missing_ok=True)
+        digest_path(shared).unlink(missing_ok=True)
         return None
 
 # %% ../nbs/07c_experiment.ipynb #40157ac1
@@ -75,25 +150,54 @@ def save_pretraining(shared: Path, state: dict):
     atomic_write(digest_path(shared), lambda tmp: Path(tmp).write_text(sha256_file(shared) + '\n'))
 
 # %% ../nbs/07c_experiment.ipynb #7f71d498
-def train_algorithm(cfg: dict, data: TaskData, device, progress: bool = True, checkpoints_dir=None) -> tuple:
-    "Build, pretrain (or reuse a shared pretraining) and fit; (algo, pretrain log, fit log, pretrain seconds, reused pretraining path)."
+def train_algorithm(
+    cfg: dict, data: TaskData, device, progress: bool = True, checkpoints_dir=None
+) -> tuple:
+    "Build, pretrain (or reuse) and fit: (algo, pretrain log, fit log, pretrain s, reused path)."
     task = task_of(cfg)
     algo = build_algorithm(cfg, data.info).to(device)
     t_pre, pre_log, reused = time.perf_counter(), [], None
     if cfg['pretrain_epochs']:
-        shared = pretrain_checkpoint_path(cfg, algo, checkpoints_dir) if checkpoints_dir is not None else None
+        shared = (
+            pretrain_checkpoint_path(cfg, algo, checkpoints_dir)
+            if checkpoints_dir is not None
+            else None
+        )
         state = reuse_pretraining(shared) if shared is not None else None
         if state is not None:
-            algo.load_pretrain_state(state['state']); algo.to(device); pre_log = state['history']
-            reused = Path(shared).relative_to(checkpoints_dir).as_posix()  # no machine's path in a record
-            if progress: print(f'pretraining reused from {shared}', flush=True)
+            algo.load_pretrain_state(state['state'])
+            algo.to(device)
+            pre_log = state['history']
+            reused = (
+                Path(shared).relative_to(checkpoints_dir).as_posix()
+            )  # no machine's path in a record
+            if progress:
+                print(f'pretraining reused from {shared}', flush=True)
         else:
-            pre_log = algo.pretrain(data.train, val=data.val, epochs=cfg['pretrain_epochs'], batch_size=cfg['batch_size'],
-                                    seed=cfg['seed'], device=device, progress=progress)
-            if shared is not None: save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
+            pre_log = algo.pretrain(
+                data.train,
+                val=data.val,
+                epochs=cfg['pretrain_epochs'],
+                batch_size=cfg['batch_size'],
+                seed=cfg['seed'],
+                device=device,
+                progress=progress,
+            )
+            if shared is not None:
+                save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
     pretrain_seconds = time.perf_counter() - t_pre
-    log = fit(algo, data.train, data.val, epochs=cfg['epochs'], batch_size=cfg['batch_size'], patience=cfg['patience'],
-              seed=cfg['seed'], device=device, progress=progress, score=task.score)
+    log = fit(
+        algo,
+        data.train,
+        data.val,
+        epochs=cfg['epochs'],
+        batch_size=cfg['batch_size'],
+        patience=cfg['patience'],
+        seed=cfg['seed'],
+        device=device,
+        progress=progress,
+        score=task.score,
+    )
     return algo.for_inference(), pre_log, log, pretrain_seconds, reused
 
 # %% ../nbs/07c_experiment.ipynb #ee53ac88
@@ -101,179 +205,300 @@ def versions() -> dict:
     "Versions of the software a record was made with."
     import scipy, sklearn
     from prism_nb import __version__
-    return dict(prism_nb=__version__, torch=torch.__version__, numpy=np.__version__, scipy=scipy.__version__,
-                sklearn=sklearn.__version__, python=platform.python_version(), machine=platform.machine(), platform=platform.platform())
+
+    return dict(
+        prism_nb=__version__,
+        torch=torch.__version__,
+        numpy=np.__version__,
+        scipy=scipy.__version__,
+        sklearn=sklearn.__version__,
+        python=platform.python_version(),
+        machine=platform.machine(),
+        platform=platform.platform(),
+    )
 
 # %% ../nbs/07c_experiment.ipynb #dba2aac7
-def run_fields(log: dict, pre_log: list, pretrain_seconds: float, started: float, device, deterministic: bool = True,
-               cpu_started: float | None = None  # `time.process_time()` when the run started
-              ) -> dict:
-    "The record fields every run shares: model selection, histories, timing, device (GPU or CPU facts), threads, versions."
+def run_fields(
+    log: dict,
+    pre_log: list,
+    pretrain_seconds: float,
+    started: float,
+    device,
+    deterministic: bool = True,
+    cpu_started: float | None = None,  # `time.process_time()` when the run started
+) -> dict:
+    "Record fields every run shares: selection, histories, timing, device facts, threads, versions."
     facts = device_facts(device)
-    cpu = {'process_cpu_seconds': time.process_time() - cpu_started} if cpu_started is not None else {}
-    return dict(selected_epoch=log['selected_epoch'], epochs_run=log['epochs_run'], history=log['history'], pretrain_history=pre_log,
-                timing=dict(seconds_per_epoch=log['seconds_per_epoch'], pretrain_seconds=pretrain_seconds,
-                            total_seconds=time.perf_counter() - started, **cpu),
-                device=facts.pop('device'), **({'gpu': facts} if facts else {'cpu': cpu_facts()}), deterministic=deterministic,
-                torch_threads=torch.get_num_threads(), versions=versions())
+    cpu = (
+        {'process_cpu_seconds': time.process_time() - cpu_started}
+        if cpu_started is not None
+        else {}
+    )
+    return dict(
+        selected_epoch=log['selected_epoch'],
+        epochs_run=log['epochs_run'],
+        history=log['history'],
+        pretrain_history=pre_log,
+        timing=dict(
+            seconds_per_epoch=log['seconds_per_epoch'],
+            pretrain_seconds=pretrain_seconds,
+            total_seconds=time.perf_counter() - started,
+            **cpu,
+        ),
+        device=facts.pop('device'),
+        **({'gpu': facts} if facts else {'cpu': cpu_facts()}),
+        deterministic=deterministic,
+        torch_threads=torch.get_num_threads(),
+        versions=versions(),
+    )
 
 # %% ../nbs/07c_experiment.ipynb #b06ac28f
 def _checkpoint_dir_field(ck_root: Path, results_dir) -> str | None:
-    "How a record names its checkpoints folder: relative to the results folder when inside it, else None."
-    try: return Path(ck_root).absolute().relative_to(Path(results_dir).absolute()).as_posix()
-    except ValueError: return None  # a folder elsewhere is not written into a record: pass `checkpoints_dir=`
+    "A record's name for its checkpoints folder: relative to the results folder, or None."
+    try:
+        return Path(ck_root).absolute().relative_to(Path(results_dir).absolute()).as_posix()
+    except ValueError:
+        return None  # a folder elsewhere is not written into a record: pass `checkpoints_dir=`
+
 
 def _existing_record(path: Path, device, progress: bool) -> dict:
-    "The record at `path`, checked; a warning when it was made on another kind of device (the device is not part of the key)."
+    "The record at `path`, checked; warns when made on another kind of device."
     rec = read_record(path)
-    if progress: print(f"skipped: {path} exists (made on {rec.get('device')}, {rec.get('torch_threads')} thread(s)); force=True reruns it")
+    if progress:
+        print(
+            f"skipped: {path} exists (made on {rec.get('device')}, "
+            f"{rec.get('torch_threads')} thread(s)); force=True reruns it"
+        )
     if str(rec.get('device') or 'cpu').split(':')[0] != device.type:
-        warnings.warn(f"{path.name}: returning the record made on {rec.get('device')}, not on {device}; "
-                      "force=True reruns it here (and replaces it)", stacklevel=3)
+        warnings.warn(
+            f"{path.name}: returning the record made on {rec.get('device')}, not on {device}; "
+            "force=True reruns it here (and replaces it)",
+            stacklevel=3,
+        )
     return rec
 
-def _remove_replaced(old: Path | None, sha256: str | None, ck_root: Path, new: Path):
-    "Delete a replaced run's model: a regular file inside this run's checkpoints folder with the old sha256."
-    if old is None or sha256 is None or Path(old).absolute() == Path(new).absolute(): return
-    try:
-        if not Path(old).resolve().is_relative_to(Path(ck_root).resolve()): return
-        with open_regular(old, CHECKPOINT_MAX_BYTES, 'checkpoint') as f: digest = sha256_file(f)
-    except (OSError, ValueError): return  # gone, not a regular file, too large: not the old model, left alone
-    if digest == sha256: Path(old).unlink()
 
-def _commit_record(path: Path, record: dict, ckpt: Path, old_ckpt: Path | None, old_sha256: str | None,
-                   ck_root: Path) -> dict:
+def _remove_replaced(old: Path | None, sha256: str | None, ck_root: Path, new: Path):
+    "Delete a replaced run's model: a regular file in its checkpoints folder, with the old sha256."
+    if old is None or sha256 is None or Path(old).absolute() == Path(new).absolute():
+        return
+    try:
+        if not Path(old).resolve().is_relative_to(Path(ck_root).resolve()):
+            return
+        with open_regular(old, CHECKPOINT_MAX_BYTES, 'checkpoint') as f:
+            digest = sha256_file(f)
+    except (OSError, ValueError):
+        return  # gone, not a regular file, too large: not the old model, left alone
+    if digest == sha256:
+        Path(old).unlink()
+
+
+def _commit_record(
+    path: Path,
+    record: dict,
+    ckpt: Path,
+    old_ckpt: Path | None,
+    old_sha256: str | None,
+    ck_root: Path,
+) -> dict:
     "Write `record` (checked first); on failure remove the new model, else the old record's."
-    try: atomic_write_json(path, check_record(json_ready(record), path))
+    try:
+        atomic_write_json(path, check_record(json_ready(record), path))
     except BaseException as e:
         ckpt.unlink(missing_ok=True)
-        if isinstance(e, OSError): raise OSError(f"could not write the record {path} ({e.strerror or e}): free disk space or choose "
-                                                 "another results folder; the old record and its model are unchanged") from e
+        if isinstance(e, OSError):
+            raise OSError(
+                f"could not write the record {path} ({e.strerror or e}): free disk space or choose "
+                "another results folder; the old record and its model are unchanged"
+            ) from e
         raise
     _remove_replaced(old_ckpt, old_sha256, ck_root, ckpt)
     return Record(record, path, trained=True)
 
 # %% ../nbs/07c_experiment.ipynb #ab59fb49
-def run(cfg: dict | None = None,  # a config or overrides for `make_config` (the task comes from `dataset`, HAR-C by default)
-        results_dir='results',  # records go to results_dir/<experiment>/, models to results_dir/checkpoints/
-        checkpoints_dir=None,  # trained models; default `checkpoints/` inside results_dir
-        force: bool = False,  # rerun even when a record exists
-        device=None,  # 'cpu', 'cuda', 'cuda:N'; None: `$PRISM_DEVICE`, else a GPU when present
-        threads: int = 1,  # torch CPU threads for this run (recorded), at most the machine's cores
-        wait: bool = False,  # when another process is training the same config: wait for it instead of failing
-        progress: bool = True,  # one line per epoch
-        deterministic: bool = True,  # deterministic kernels only (see `deterministic_mode`; recorded)
-        plugins=None  # modules, .py files or package folders registering your methods (recorded)
-       ) -> dict:
+def run(
+    cfg: dict
+    | None = None,  # a config or overrides for `make_config` (the task: `dataset`, default HAR-C)
+    results_dir='results',  # records: results_dir/<experiment>/, models: results_dir/checkpoints/
+    checkpoints_dir=None,  # trained models; default `checkpoints/` inside results_dir
+    force: bool = False,  # rerun even when a record exists
+    device=None,  # 'cpu', 'cuda', 'cuda:N'; None: `$PRISM_DEVICE`, else a GPU when present
+    threads: int = 1,  # torch CPU threads for this run (recorded), at most the machine's cores
+    wait: bool = False,  # another process training the same config: wait for it, not fail
+    progress: bool = True,  # one line per epoch
+    deterministic: bool = True,  # deterministic kernels only (see `deterministic_mode`; recorded)
+    plugins=None,  # modules, .py files or package folders registering your methods (recorded)
+) -> dict:
     "Train and evaluate one config (or return its existing record); write and return the record."
     plugins = load_plugins(plugins)
-    cfg = make_config(**(cfg or {})); task = task_of(cfg)
-    device = check_device(device); threads = check_threads(threads)
-    check_bool('force', force); check_bool('wait', wait); check_bool('deterministic', deterministic)
+    cfg = make_config(**(cfg or {}))
+    task = task_of(cfg)
+    device = check_device(device)
+    threads = check_threads(threads)
+    check_bool('force', force)
+    check_bool('wait', wait)
+    check_bool('deterministic', deterministic)
     results_dir = folder_path('results_dir', results_dir)
-    if checkpoints_dir is not None: checkpoints_dir = folder_path('checkpoints_dir', checkpoints_dir)
+    if checkpoints_dir is not None:
+        checkpoints_dir = folder_path('checkpoints_dir', checkpoints_dir)
     cache_dir()  # a PRISM_CACHE that is not a folder is named now, before the data are read
     path = record_path(cfg, results_dir)
     ck_root = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
-    check_writable(path.parent, 'results folder'); check_writable(ck_root, 'checkpoints folder')
-    if path.exists() and not force: return _existing_record(path, device, progress)
+    check_writable(path.parent, 'results folder')
+    check_writable(ck_root, 'checkpoints folder')
+    if path.exists() and not force:
+        return _existing_record(path, device, progress)
     lock = acquire_run_lock(path, wait)
     old_threads = torch.get_num_threads()
     try:
-        if path.exists() and not force: return read_record(path)  # another run finished it while we waited
+        if path.exists() and not force:
+            return read_record(path)  # another run finished it while we waited
         try:  # the model of the record this run replaces: removed once the new record is written
             old = read_record(path) if path.exists() else None
             old_ckpt = checkpoint_file(old, path, checkpoints_dir) if old is not None else None
             old_sha = old['checkpoint']['sha256'] if old_ckpt is not None else None
-        except (DamagedRecordError, PluginError): old_ckpt, old_sha = None, None
+        except (DamagedRecordError, PluginError):
+            old_ckpt, old_sha = None, None
         torch.set_num_threads(threads)
         t0, c0, run_uid = time.perf_counter(), time.process_time(), uuid.uuid4().hex
         data = task.load(cfg)
         with deterministic_mode(deterministic):
-            algo, pre_log, log, pretrain_seconds, reused = train_algorithm(cfg, data, device, progress, ck_root)
+            algo, pre_log, log, pretrain_seconds, reused = train_algorithm(
+                cfg, data, device, progress, ck_root
+            )
             results = task.evaluate(algo, data, cfg)
         ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
         digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
         score_key = 'val_acc' if task.score is None else 'val_score'
-        record = dict(id=config_id(cfg), config=cfg, data=data.info, **results, **{score_key: log[score_key]},
-                      **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic, c0), run_uid=run_uid, plugins=plugins,
-                      **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
-                      checkpoint=dict(dir=_checkpoint_dir_field(ck_root, results_dir), path=ckpt.relative_to(ck_root).as_posix(), sha256=digest),
-                      pretrain_reused=reused)
+        record = dict(
+            id=config_id(cfg),
+            config=cfg,
+            data=data.info,
+            **results,
+            **{score_key: log[score_key]},
+            **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic, c0),
+            run_uid=run_uid,
+            plugins=plugins,
+            **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
+            checkpoint=dict(
+                dir=_checkpoint_dir_field(ck_root, results_dir),
+                path=ckpt.relative_to(ck_root).as_posix(),
+                sha256=digest,
+            ),
+            pretrain_reused=reused,
+        )
         return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root)
     finally:
-        torch.set_num_threads(old_threads); lock.release()
+        torch.set_num_threads(old_threads)
+        lock.release()
 
 # %% ../nbs/07c_experiment.ipynb #063880bd
-RUN_SETTINGS = ('results_dir', 'checkpoints_dir', 'force', 'device', 'threads', 'wait', 'deterministic', 'plugins')  # `run`'s own arguments
+RUN_SETTINGS = (
+    'results_dir',
+    'checkpoints_dir',
+    'force',
+    'device',
+    'threads',
+    'wait',
+    'deterministic',
+    'plugins',
+)  # `run`'s own arguments
+
 
 def _notebook_params(namespace: dict) -> dict:
-    "The parameters a papermill run defined: the namespace's plain literals (what papermill injects), not IPython's `In`/`Out` or _private names."
+    "A papermill run's parameters: the namespace's plain literals, not `In`/`Out` or _private."
     literal = (str, int, float, bool, type(None), list, dict, tuple)
-    return {k: v for k, v in namespace.items() if not k.startswith('_') and k not in ('In', 'Out') and isinstance(v, literal)}
+    return {
+        k: v
+        for k, v in namespace.items()
+        if not k.startswith('_') and k not in ('In', 'Out') and isinstance(v, literal)
+    }
+
 
 def _run_line(rec) -> str:
-    "One line: whether the run trained or returned an existing record; the record's and the model's paths."
-    try: model = checkpoint_file(rec, rec.path) or 'none named inside its results folder'
-    except (DamagedRecordError, KeyError, IndexError) as e: model = f'unknown ({e})'
+    "One line: whether the run trained or returned a record; the record's and the model's paths."
+    try:
+        model = checkpoint_file(rec, rec.path) or 'none named inside its results folder'
+    except (DamagedRecordError, KeyError, IndexError) as e:
+        model = f'unknown ({e})'
     done = 'returned the existing record (nothing trained):'
-    if getattr(rec, 'trained', False): done = 'trained and wrote'
+    if getattr(rec, 'trained', False):
+        done = 'trained and wrote'
     return f"prism_nb run {done} {rec.path}; model: {model}"
 
+
 def _say(line: str):
-    "Print `line` to stdout and to the process's terminal (papermill shows the kernel's `sys.__stderr__`)."
+    "Print `line` to stdout and to the terminal (papermill shows the kernel's `sys.__stderr__`)."
     print(line, flush=True)
     if sys.__stderr__ is not None and sys.__stderr__ is not sys.stdout:
         print(line, file=sys.__stderr__, flush=True)
 
 # %% ../nbs/07c_experiment.ipynb #1ac79198
-def notebook_request(namespace: dict,  # the notebook's `globals()` after its (and papermill's) parameters
-                     home: str = 'harc'  # the task the notebook's parameters cell is written for
-                    ) -> tuple:
-    "`(overrides, settings)` for `run(overrides, **settings)` from a run notebook's parameters; ConfigError."
+def notebook_request(
+    namespace: dict,  # the notebook's `globals()` after its (and papermill's) parameters
+    home: str = 'harc',  # the task the notebook's parameters cell is written for
+) -> tuple:
+    "`(overrides, settings)` for `run(overrides, **settings)` from a run notebook's parameters."
     params = _notebook_params(namespace)
     load_plugins(params.get('plugins'))
     task = get_task(params.get('dataset') or home)
-    valid = set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset', 'experiment'}
+    valid = (
+        set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset', 'experiment'}
+    )
     home_defaults = get_task(home).defaults
-    unset = {k for k, v in params.items() if v is None and k not in RUN_SETTINGS}  # None: the task's default
-    ignored = unset | {k for k, v in params.items()
-                       if k not in valid and k in home_defaults and v == home_defaults[k]}
+    unset = {
+        k for k, v in params.items() if v is None and k not in RUN_SETTINGS
+    }  # None: the task's default
+    ignored = unset | {
+        k
+        for k, v in params.items()
+        if k not in valid and k in home_defaults and v == home_defaults[k]
+    }
     unknown = sorted(set(params) - valid - ignored)
-    if unknown: raise ConfigError(f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}")
+    if unknown:
+        raise ConfigError(
+            f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}"
+        )
     settings = {k: params[k] for k in RUN_SETTINGS if k in params}
     for key in ('results_dir', 'checkpoints_dir'):
-        if settings.get(key) is None: continue
+        if settings.get(key) is None:
+            continue
         p = folder_path(key, settings[key])  # '~' expanded; blanks around the name refused
         settings[key] = p if p.is_absolute() else repo_root() / p
     cfg = {k: v for k, v in params.items() if k not in settings and k not in ignored}
-    if cfg.get('dataset') == 'harc': del cfg['dataset']  # HAR-C configs name no dataset (their ids predate tasks)
+    if cfg.get('dataset') == 'harc':
+        del cfg['dataset']  # HAR-C configs name no dataset (their ids predate tasks)
     return cfg, settings
 
 # %% ../nbs/07c_experiment.ipynb #50f6cb5e
-def run_from_notebook(namespace: dict,  # the notebook's `globals()` after its parameters cell (and papermill's injected one)
-                      home: str = 'harc'  # the task the notebook's parameters cell is written for
-                     ) -> dict:
-    "Run the config a run notebook's parameters describe (`notebook_request`); ConfigError for unknown names."
+def run_from_notebook(
+    namespace: dict,  # the notebook's `globals()` after its (and papermill's) parameters cell
+    home: str = 'harc',  # the task the notebook's parameters cell is written for
+) -> dict:
+    "Run the config a run notebook's parameters describe (`notebook_request`)."
     cfg, settings = notebook_request(namespace, home)
     rec = run(cfg, **settings)
     _say(_run_line(rec))
     return rec
 
 # %% ../nbs/07c_experiment.ipynb #08d3ee78
-def record_plugins(named: list,  # the plugins a record or checkpoint names
-                   plugins=None,  # the caller's choice: None (no code), a list, or 'record' (exactly `named`)
-                   where: str = 'the record'  # the record or checkpoint, for the error
-                  ) -> list:
+def record_plugins(
+    named: list,  # the plugins a record or checkpoint names
+    plugins=None,  # the caller's choice: None (no code), a list, or 'record' (exactly `named`)
+    where: str = 'the record',  # the record or checkpoint, for the error
+) -> list:
     "Load the plugins the caller chose; PluginError naming unloaded ones `named` if it chose none."
-    if isinstance(plugins, str) and plugins.strip() == 'record': return load_plugins(named)
+    if isinstance(plugins, str) and plugins.strip() == 'record':
+        return load_plugins(named)
     chosen = load_plugins(plugins)
     missing = missing_plugins(named)
     if missing and not chosen:
-        raise PluginError(f"{where} was made with plugin(s) {missing}, which this process has not loaded; "
-                          "a record "
-                          "never imports code on its own: pass plugins=[...] (the code you trust) or "
-                          "plugins='record' (exactly the ones it names)")
+        raise PluginError(
+            f"{where} was made with plugin(s) {missing}, which this process has not loaded; "
+            "a record "
+            "never imports code on its own: pass plugins=[...] (the code you trust) or "
+            "plugins='record' (exactly the ones it names)"
+        )
     return chosen or list(named)
 
 # %% ../nbs/07c_experiment.ipynb #13541b54
@@ -282,10 +507,12 @@ def _read_checkpoint(path, sha256: str | None = None) -> dict:
     with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
         if sha256 is not None:
             if sha256_file(f) != sha256:
-                raise DamagedCheckpointError(f"checkpoint {path} does not match its record (sha256 differs): "
-                                             "it was "
-                                             "altered, or belongs to another run of this config; "
-                                             "rerun with retrain=True")
+                raise DamagedCheckpointError(
+                    f"checkpoint {path} does not match its record (sha256 differs): "
+                    "it was "
+                    "altered, or belongs to another run of this config; "
+                    "rerun with retrain=True"
+                )
             f.seek(0)
         return load_checkpoint(f, path)
 
@@ -293,22 +520,32 @@ def _read_checkpoint(path, sha256: str | None = None) -> dict:
 def _no_checkpoint(rec: dict, path) -> str:
     "Why a record's model cannot be loaded, and the way out."
     cfg, ck = rec['config'], rec.get('checkpoint')
-    if not ck: why = ": the record predates saved models"
-    elif path is None: why = (": its checkpoints folder lay outside the results folder at training time, "
-                              "and a record "
-                              "never points out of it: pass checkpoints_dir=")
-    else: why = f": {path} is missing (copy the results folder's checkpoints/ too, or pass checkpoints_dir=)"
-    return (f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} (id {rec.get('id')}){why}; "
-            "retrain=True reruns the config and saves one")
+    if not ck:
+        why = ": the record predates saved models"
+    elif path is None:
+        why = (
+            ": its checkpoints folder lay outside the results folder at training time, "
+            "and a record "
+            "never points out of it: pass checkpoints_dir="
+        )
+    else:
+        why = (f": {path} is missing (copy the results folder's checkpoints/ too, "
+               "or pass checkpoints_dir=)")
+    return (
+        f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} "
+        f"(id {rec.get('id')}){why}; "
+        "retrain=True reruns the config and saves one"
+    )
 
 # %% ../nbs/07c_experiment.ipynb #dcacdd7e
-def load_model(source,  # a record dict, a record's .json path, or a checkpoint's .pt path
-               checkpoints_dir=None,  # where the record's checkpoint lives; default: the folder the record names
-               device=None,  # where to put the model; default the CPU
-               retrain: bool = False,  # rerun the config when the record has no checkpoint
-               plugins=None  # code it needs: None (what is loaded), a list, or 'record' (what it names)
-              ) -> tuple:
-    "(trained model in eval mode, its config) from a record or checkpoint; imports only what `plugins` says."
+def load_model(
+    source,  # a record dict, a record's .json path, or a checkpoint's .pt path
+    checkpoints_dir=None,  # where the record's checkpoint is; default: the folder it names
+    device=None,  # where to put the model; default the CPU
+    retrain: bool = False,  # rerun the config when the record has no checkpoint
+    plugins=None,  # code it needs: None (what is loaded), a list, or 'record' (what it names)
+) -> tuple:
+    "(trained model in eval mode, its config) from a record or checkpoint; imports only `plugins`."
     device = check_device(device or 'cpu')
     rec, rec_file = None, None
     if isinstance(source, dict):
@@ -317,7 +554,8 @@ def load_model(source,  # a record dict, a record's .json path, or a checkpoint'
         again = record_plugins(_plugin_field(source, rec_file), plugins, where)
         rec = check_record(source)
     elif Path(source).suffix == '.json':
-        rec_file = Path(source); raw = record_json(rec_file)
+        rec_file = Path(source)
+        raw = record_json(rec_file)
         named = _plugin_field(raw if isinstance(raw, dict) else {}, rec_file)
         again = record_plugins(named, plugins, f"record {rec_file}")
         rec = Record(check_record(raw, rec_file), rec_file)
@@ -325,60 +563,89 @@ def load_model(source,  # a record dict, a record's .json path, or a checkpoint'
         cfg = rec['config']
         path = checkpoint_file(rec, rec_file, checkpoints_dir)
         if path is None or not path.exists():
-            if not retrain: raise FileNotFoundError(_no_checkpoint(rec, path))
+            if not retrain:
+                raise FileNotFoundError(_no_checkpoint(rec, path))
             results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
-            rec = run(cfg, results_dir=results_dir, checkpoints_dir=checkpoints_dir, force=True,
-                      progress=False,
-                      plugins=again)
+            rec = run(
+                cfg,
+                results_dir=results_dir,
+                checkpoints_dir=checkpoints_dir,
+                force=True,
+                progress=False,
+                plugins=again,
+            )
             path = checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
         ck = _read_checkpoint(path, rec['checkpoint']['sha256'])
     else:
-        path = Path(source); ck = _read_checkpoint(path)
-        if isinstance(ck, dict): record_plugins(_plugin_field(ck, path), plugins, f"checkpoint {path}")
+        path = Path(source)
+        ck = _read_checkpoint(path)
+        if isinstance(ck, dict):
+            record_plugins(_plugin_field(ck, path), plugins, f"checkpoint {path}")
     if not isinstance(ck, dict) or not {'config', 'sizes', 'state_dict', 'run_uid'} <= set(ck):
-        raise DamagedCheckpointError(f"checkpoint {path} is not a prism_nb model (it lacks config, sizes, state_dict or run_uid)")
-    if rec is not None and ck['run_uid'] != rec['run_uid']: raise DamagedCheckpointError(f"checkpoint {path} belongs to another run of this config")
+        raise DamagedCheckpointError(
+            f"checkpoint {path} is not a prism_nb model "
+            "(it lacks config, sizes, state_dict or run_uid)"
+        )
+    if rec is not None and ck['run_uid'] != rec['run_uid']:
+        raise DamagedCheckpointError(f"checkpoint {path} belongs to another run of this config")
     cfg = ck['config']
     algo = build_algorithm(cfg, ck['sizes']).for_inference()
     algo.load_state_dict(ck['state_dict'])
     return algo.to(device).eval(), cfg
 
 # %% ../nbs/07c_experiment.ipynb #7c54cafe
-def condition_test_set(cfg: dict, condition: str, rate: float | None = None, masks: torch.Tensor | None = None) -> ISMTS:
-    "The run's test windows under `condition` (drawn as the run drew them) at `rate` (default the run's), or under explicit `masks`."
+def condition_test_set(
+    cfg: dict, condition: str, rate: float | None = None, masks: torch.Tensor | None = None
+) -> ISMTS:
+    "The run's test windows under `condition` at `rate` (default: the run's), or under `masks`."
     task = task_of(cfg)
     if task.test_windows is None:
-        raise ValueError(f"task {task.name} gives no test windows: set Task.test_windows (cfg -> fully observed ISMTS) to evaluate on "
-                         "sampling conditions (nbs/17_build_on_it.ipynb shows one)")
+        raise ValueError(
+            f"task {task.name} gives no test windows: set Task.test_windows "
+            "(cfg -> ISMTS, masked by what the data observes) to evaluate on "
+            "sampling conditions (nbs/17_build_on_it.ipynb shows one)"
+        )
     x = task.test_windows(cfg)
     if masks is not None:
-        if tuple(masks.shape) != tuple(x.shape): raise ValueError(f"masks must be {tuple(x.shape)} (the test windows), got {tuple(masks.shape)}")
-        return x.with_mask(masks.to(x.v.dtype))
-    if rate is None and 'rate' not in cfg: raise ValueError(f"task {task.name} has no `rate` config key: pass rate= (the observation budget)")
+        if tuple(masks.shape) != tuple(x.shape):
+            raise ValueError(
+                f"masks must be {tuple(x.shape)} (the test windows), got {tuple(masks.shape)}"
+            )
+        return x.with_mask(masks.to(x.v.dtype) * x.m)  # never a cell the data lacks
+    if rate is None and 'rate' not in cfg:
+        raise ValueError(
+            f"task {task.name} has no `rate` config key: pass rate= (the observation budget)"
+        )
     rate = cfg['rate'] if rate is None else check_real('rate', rate, 0, 1, lo_open=True)
-    m = condition_masks(condition, len(x), L=x.shape[1], D=x.shape[2], rate=rate, seed=derive_seed(cfg['seed'], 'masks', 'test', condition))
-    return x.with_mask(m)
+    return observe_tests(x, [condition], rate, cfg['seed'])[condition]
 
 # %% ../nbs/07c_experiment.ipynb #b5a9ea63
-def evaluate(source,  # a record dict, a record .json path or a checkpoint .pt path
-             conditions=None,  # sampling condition names; None: the record's own evaluation
-             rate: float | None = None,  # observation budget for `conditions`; None: the run's
-             masks: torch.Tensor | None = None,  # explicit test masks [N,L,D], reported as 'custom'
-             checkpoints_dir=None, device=None, retrain: bool = False,
-             predictions: bool = False,  # also return the predicted classes per condition
-             plugins=None  # code it needs: None (what is loaded), a list, or 'record' (see `load_model`)
-            ) -> dict:
-    "Metrics of a saved model, without training: the record's evaluation, or accuracy per condition/mask."
+def evaluate(
+    source,  # a record dict, a record .json path or a checkpoint .pt path
+    conditions=None,  # sampling condition names; None: the record's own evaluation
+    rate: float | None = None,  # observation budget for `conditions`; None: the run's
+    masks: torch.Tensor | None = None,  # explicit test masks [N,L,D], reported as 'custom'
+    checkpoints_dir=None,
+    device=None,
+    retrain: bool = False,
+    predictions: bool = False,  # also return the predicted classes per condition
+    plugins=None,  # code it needs: None (what is loaded), a list, or 'record' (see `load_model`)
+) -> dict:
+    "A saved model's metrics, without training: its task's, or accuracy per condition or mask."
     algo, cfg = load_model(source, checkpoints_dir, device, retrain, plugins)
     task = task_of(cfg)
     if conditions is None and masks is None and rate is None:
         return task.evaluate(algo, task.load(cfg), cfg)
-    sets = {'custom': condition_test_set(cfg, None, masks=masks)} if masks is not None else \
-           {c: condition_test_set(cfg, c, rate) for c in (conditions or task.conditions)}
+    sets = (
+        {'custom': condition_test_set(cfg, None, masks=masks)}
+        if masks is not None
+        else {c: condition_test_set(cfg, c, rate) for c in (conditions or task.conditions)}
+    )
     out = dict(metrics={}, per_class={}, **({'predictions': {}} if predictions else {}))
     for name, x in sets.items():
         pred = predict(algo, x).cpu()
         out['metrics'][name] = percent_correct(pred, x.y)
         out['per_class'][name] = class_accuracies(pred, x.y, int(x.y.max()) + 1)
-        if predictions: out['predictions'][name] = pred
+        if predictions:
+            out['predictions'][name] = pred
     return out

@@ -11,14 +11,20 @@ import torch
 
 from .core import ISMTS, derive_seed, ConfigError
 from .data import load_har, har_splits, CHANNEL_SETS, HAR_SIGNALS, HAR_SOURCES, HAR_CLASSES
-from .sampling import (HARC_CONDITIONS, CONDITIONS, check_condition, condition_masks,
-                               budget_steps)
+from prism_nb.sampling import (
+    HARC_CONDITIONS,
+    CONDITIONS,
+    check_condition,
+    condition_masks,
+    budget_steps,
+    condition_masks_within,
+)
 from .engine import predict, percent_correct, class_accuracies
 from .config import Task, TaskData, check_int, check_real, register_task, task_of
 
 # %% auto #0
-__all__ = ['HARC_DEFAULTS', 'HARC', 'subset_windows', 'observe', 'harc_splits', 'harc_info', 'harc_test_conditions',
-           'load_harc_data', 'harc_averages', 'evaluate_harc', 'check_harc', 'harc_record_stem']
+__all__ = ['HARC_DEFAULTS', 'HARC', 'subset_windows', 'observe', 'observe_tests', 'harc_splits', 'harc_info',
+           'harc_test_conditions', 'load_harc_data', 'harc_averages', 'evaluate_harc', 'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07b_harc.ipynb #f69d2957
 HARC_DEFAULTS = dict(
@@ -27,58 +33,92 @@ HARC_DEFAULTS = dict(
     channels='acc_gyro',  # a channel set name or a list of signal names
     rate=0.2,  # observation budget: floor(L*rate) steps per channel
     max_windows=None,  # cap per split, for quick runs
-    train_condition='Random',  # the sampling condition of the source (training and validation) windows: any registered condition
+    # the sampling condition of the source (training and validation) windows: any registered one
+    train_condition='Random',
 )
 
+
 def subset_windows(x: ISMTS, n: int | None, seed: int) -> ISMTS:
-    "`n` of the windows of `x` (all when `n` is None or larger), drawn from `seed`, in their original order."
-    if n is None or n >= len(x): return x
+    "`n` of the windows of `x` (all when `n` is None or larger), drawn from `seed`, in their order."
+    if n is None or n >= len(x):
+        return x
     idx = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:n].sort().values
     return x[idx]
 
 # %% ../nbs/07b_harc.ipynb #2e57d449
 def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
-    "Windows `x` observed under `condition` at budget `rate`, the masks drawn from `seed`."
-    return x.with_mask(condition_masks(condition, len(x), L=x.shape[1], D=x.shape[2], rate=rate, seed=seed))
+    "Windows `x` under `condition` at budget `rate`, drawn from `seed` inside what `x` observes."
+    return x.with_mask(condition_masks_within(condition, x.m, rate=rate, seed=seed))
+
+# %% ../nbs/07b_harc.ipynb #804d197b
+def observe_tests(
+    x: ISMTS,  # the task's test windows, with the mask of what they observe
+    conditions,  # condition names
+    rate: float,  # budget
+    seed: int,  # the run's seed
+) -> dict:
+    "{condition: test windows `x` under it}, masks drawn from the run's `seed` as `evaluate` does."
+    return {c: observe(x, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in conditions}
 
 # %% ../nbs/07b_harc.ipynb #67fbb78a
-def harc_splits(seed: int = 0, source: str = 'hapt', channels='acc_gyro', max_windows: int | None = None) -> tuple:
-    "Fully observed (train, val, test) windows of HAR-C for one seed, subsets drawn from the seed, and the split facts."
+def harc_splits(
+    seed: int = 0, source: str = 'hapt', channels='acc_gyro', max_windows: int | None = None
+) -> tuple:
+    "Fully observed (train, val, test) windows of HAR-C for one seed, and the split facts."
     splits = har_splits(load_har(source), channels=channels, seed=seed)
-    parts = [subset_windows(getattr(splits, s), max_windows, derive_seed(seed, 'subset', s)) for s in ('train', 'val', 'test')]
+    parts = [
+        subset_windows(getattr(splits, s), max_windows, derive_seed(seed, 'subset', s))
+        for s in ('train', 'val', 'test')
+    ]
     return (*parts, splits)
 
 # %% ../nbs/07b_harc.ipynb #c0c2e315
 def harc_info(splits, train: ISMTS, val: ISMTS, test: ISMTS, rate: float) -> dict:
-    "The `data` facts of a record of a run on HAR-C windows: provenance, sizes, classes and domains."
-    return dict(source=splits.source, fingerprint=splits.fingerprint, channels=list(splits.channels),
-                n_train=len(train), n_val=len(val), n_test=len(test), val_subjects=[int(s) for s in splits.val_subjects],
-                n_classes=len(HAR_CLASSES), n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1,
-                n_features=train.shape[2], seq_len=train.shape[1], rate=rate, dropped={})
+    "The `data` facts of a HAR-C run's record: provenance, sizes, classes and domains."
+    return dict(
+        source=splits.source,
+        fingerprint=splits.fingerprint,
+        channels=list(splits.channels),
+        n_train=len(train),
+        n_val=len(val),
+        n_test=len(test),
+        val_subjects=[int(s) for s in splits.val_subjects],
+        n_classes=len(HAR_CLASSES),
+        n_domains=int(max(x.d.max() for x in (splits.train, splits.val, splits.test))) + 1,
+        n_features=train.shape[2],
+        seq_len=train.shape[1],
+        rate=rate,
+        dropped={},
+    )
 
 # %% ../nbs/07b_harc.ipynb #d35c8556
 def harc_test_conditions(cfg: dict) -> list:
-    "The conditions a HAR-C-style run is tested on: its task's (HAR-C's eight), and its training condition if another."
+    "A HAR-C-style run's test conditions: its task's, and its training condition if another."
     tc, conds = cfg.get('train_condition', 'Random'), list(task_of(cfg).conditions)
     return conds + ([tc] if tc not in conds else [])
 
 # %% ../nbs/07b_harc.ipynb #c15ec064
 def load_harc_data(cfg: dict) -> TaskData:
-    "HAR-C for one config: source splits masked by the training condition (Random by default), a masked test set per condition."
+    "HAR-C for one config: source windows under the training condition, a test set per condition."
     seed, rate, tc = cfg['seed'], cfg['rate'], cfg.get('train_condition', 'Random')
     train, val, test, splits = harc_splits(seed, cfg['source'], cfg['channels'], cfg['max_windows'])
     absent = [HAR_CLASSES[k] for k in range(len(HAR_CLASSES)) if not bool((test.y == k).any())]
-    if absent: raise ConfigError(f"max_windows={cfg['max_windows']} draws a test subset (seed {seed}) "
-                                 f"without {absent}: "
-                                 "per-class accuracy needs every class; raise max_windows")
-    return TaskData(train=observe(train, tc, rate, derive_seed(seed, 'masks', 'train')),
-                    val=observe(val, tc, rate, derive_seed(seed, 'masks', 'val')),
-                    tests={c: observe(test, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in harc_test_conditions(cfg)},
-                    info=harc_info(splits, train, val, test, rate))
+    if absent:
+        raise ConfigError(
+            f"max_windows={cfg['max_windows']} draws a test subset (seed {seed}) "
+            f"without {absent}: "
+            "per-class accuracy needs every class; raise max_windows"
+        )
+    return TaskData(
+        train=observe(train, tc, rate, derive_seed(seed, 'masks', 'train')),
+        val=observe(val, tc, rate, derive_seed(seed, 'masks', 'val')),
+        tests=observe_tests(test, harc_test_conditions(cfg), rate, seed),
+        info=harc_info(splits, train, val, test, rate),
+    )
 
 # %% ../nbs/07b_harc.ipynb #55253243
 def harc_averages(cfg: dict) -> dict:
-    "`avg`: the mean over the eight HAR-C conditions; `shifted_avg`: over those but the training condition."
+    "`avg`: the mean over the eight HAR-C conditions; `shifted_avg`: over all but the training one."
     tc = cfg.get('train_condition', 'Random')
     return dict(avg=list(HARC_CONDITIONS), shifted_avg=[c for c in HARC_CONDITIONS if c != tc])
 
@@ -90,53 +130,100 @@ def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
         pred = predict(algo, x).cpu()
         metrics[cond] = percent_correct(pred, x.y)
         per_class[cond] = class_accuracies(pred, x.y, data.info['n_classes'])
-    means = {k: float(np.mean([metrics[c] for c in names])) if names else None
-             for k, names in task_of(cfg).averages(cfg).items()}
+    means = {
+        k: float(np.mean([metrics[c] for c in names])) if names else None
+        for k, names in task_of(cfg).averages(cfg).items()
+    }
     return dict(metrics=metrics, per_class=per_class, **means)
 
 # %% ../nbs/07b_harc.ipynb #9d19156e
 @functools.lru_cache(maxsize=None)
 def _budget_error(fn, name: str, rate: float, n_channels: int) -> str:
-    "Why condition `name` (drawn by `fn`) cannot draw a HAR-C window's masks at `rate` ('' if it can)."
-    try: condition_masks(name, 1, L=128, D=n_channels, rate=rate, seed=0)
-    except ValueError as e: return str(e)
+    "Why condition `name` (drawn by `fn`) cannot mask a HAR-C window at `rate` ('' if it can)."
+    try:
+        condition_masks(name, 1, L=128, D=n_channels, rate=rate, seed=0)
+    except ValueError as e:
+        return str(e)
     return ''
+
 
 def check_harc(cfg: dict):
     "HAR-C's own parameters: source, channels, rate, max_windows."
-    if cfg['source'] not in HAR_SOURCES: raise ConfigError(f"source must be one of {', '.join(HAR_SOURCES)}, got {cfg['source']!r}")
+    if cfg['source'] not in HAR_SOURCES:
+        raise ConfigError(f"source must be one of {', '.join(HAR_SOURCES)}, got {cfg['source']!r}")
     ch = cfg['channels']
     if isinstance(ch, str):
-        if ch not in CHANNEL_SETS: raise ConfigError(f"unknown channel set {ch!r}; valid: {', '.join(CHANNEL_SETS)} or a list of {', '.join(HAR_SIGNALS)}")
+        if ch not in CHANNEL_SETS:
+            raise ConfigError(
+                f"unknown channel set {ch!r}; valid: {', '.join(CHANNEL_SETS)} "
+                f"or a list of {', '.join(HAR_SIGNALS)}"
+            )
     elif not (isinstance(ch, list) and ch and all(s in HAR_SIGNALS for s in ch)):
-        raise ConfigError(f"channels must be a channel set name or a non-empty list of {', '.join(HAR_SIGNALS)}; got {ch!r}")
+        raise ConfigError(
+            f"channels must be a channel set name or a non-empty list of "
+            f"{', '.join(HAR_SIGNALS)}; got {ch!r}"
+        )
     cfg['rate'] = check_real('rate', cfg['rate'], 0, 1, lo_open=True)
-    try: budget_steps(128, cfg['rate'])
-    except ValueError as e: raise ConfigError(f"rate: {e}") from None
+    try:
+        budget_steps(128, cfg['rate'])
+    except ValueError as e:
+        raise ConfigError(f"rate: {e}") from None
     if cfg['max_windows'] is not None:
-        try: cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], len(HAR_CLASSES))
+        try:
+            cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], len(HAR_CLASSES))
         except ConfigError as e:
-            raise ConfigError(f"{e}: fewer windows than the {len(HAR_CLASSES)} classes leave a class "
-                              "out of the test "
-                              "set, and its per-class accuracy undefined") from None
+            raise ConfigError(
+                f"{e}: fewer windows than the {len(HAR_CLASSES)} classes leave a class "
+                "out of the test "
+                "set, and its per-class accuracy undefined"
+            ) from None
     tc = cfg.get('train_condition', 'Random')
     check_condition(tc, 'train_condition')
     n_channels = len(CHANNEL_SETS[ch]) if isinstance(ch, str) else len(ch)
-    for c in harc_test_conditions(cfg):  # a condition that cannot draw its masks fails now, not after loading
+    for c in harc_test_conditions(
+        cfg
+    ):  # a condition that cannot draw its masks fails now, not after loading
         why = _budget_error(CONDITIONS[c], c, cfg['rate'], n_channels)
-        if why: raise ConfigError(f"rate {cfg['rate']}: condition {c} cannot draw its masks at this budget "
-                                  f"({why}); "
-                                  "lower the rate")
-    if tc == 'Random': cfg.pop('train_condition', None)  # the default leaves the config, so the ids of Random-trained runs never change
+        if why:
+            raise ConfigError(
+                f"rate {cfg['rate']}: condition {c} cannot draw its masks at this budget "
+                f"({why}); "
+                "lower the rate"
+            )
+    if tc == 'Random':
+        cfg.pop(
+            'train_condition', None
+        )  # the default leaves the config, so the ids of Random-trained runs never change
 
 # %% ../nbs/07b_harc.ipynb #dceb79e5
 def harc_record_stem(cfg: dict) -> tuple:
     "HAR-C records: results/harc/<method>[-<variant>]_<backbone>[_on<condition>]_s<seed>_<id>.json."
-    on = f"_on{re.sub('[^A-Za-z0-9]', '', cfg['train_condition'])}" if 'train_condition' in cfg else ''
-    return (), f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}_{cfg['backbone']}{on}_s{cfg['seed']}"
+    on = (
+        f"_on{re.sub('[^A-Za-z0-9]', '', cfg['train_condition'])}"
+        if 'train_condition' in cfg
+        else ''
+    )
+    return (
+        (),
+        f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}"
+        f"_{cfg['backbone']}{on}_s{cfg['seed']}",
+    )
 
-HARC = register_task(Task(
-    name='harc', display='HAR-C', defaults=HARC_DEFAULTS, check=check_harc, load=load_harc_data, evaluate=evaluate_harc,
-    record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb', conditions=tuple(HARC_CONDITIONS),
-    averages=harc_averages,
-    test_windows=lambda cfg: harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])[2]))
+
+HARC = register_task(
+    Task(
+        name='harc',
+        display='HAR-C',
+        defaults=HARC_DEFAULTS,
+        check=check_harc,
+        load=load_harc_data,
+        evaluate=evaluate_harc,
+        record_stem=harc_record_stem,
+        notebook='nbs/run_harc.ipynb',
+        conditions=tuple(HARC_CONDITIONS),
+        averages=harc_averages,
+        test_windows=lambda cfg: harc_splits(
+            cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows']
+        )[2],
+    )
+)

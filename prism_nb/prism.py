@@ -30,112 +30,190 @@ PRISM_VARIANTS = {
     'avg': dict(aggregate='mean'),  # average instead of worst-view loss
     'no_lfeat_no_views': dict(pretrain_feat=False, views=False),
     'no_lsamp_no_views': dict(pretrain_samp=False, views=False),
-    'span': dict(r_s=0.4),  # beyond the paper: views with a contiguous gap too (r_s chosen on source validation)
+    'span': dict(
+        r_s=0.4
+    ),  # beyond the paper: views with a contiguous gap too (r_s chosen on source validation)
 }
 
 # %% ../nbs/05_prism.ipynb #68a3215d
 PRISM_VARIANT_NAMES = {
-    'full': 'PRISM', 'no_lfeat': 'w/o L_feat', 'no_lsamp': 'w/o L_samp', 'no_efeat': 'w/o E_feat', 'no_esamp': 'w/o E_samp',
-    'no_views': 'w/o sampling variations (K=1)', 'avg': 'Average instead of worst-view loss',
-    'no_lfeat_no_views': 'w/o L_feat and w/o sampling variations', 'no_lsamp_no_views': 'w/o L_samp and w/o sampling variations',
+    'full': 'PRISM',
+    'no_lfeat': 'w/o L_feat',
+    'no_lsamp': 'w/o L_samp',
+    'no_efeat': 'w/o E_feat',
+    'no_esamp': 'w/o E_samp',
+    'no_views': 'w/o sampling variations (K=1)',
+    'avg': 'Average instead of worst-view loss',
+    'no_lfeat_no_views': 'w/o L_feat and w/o sampling variations',
+    'no_lsamp_no_views': 'w/o L_samp and w/o sampling variations',
     'span': 'PRISM + span views',
 }
 
 # %% ../nbs/05_prism.ipynb #948e38b5
-PRISM_ABLATIONS = tuple(v for v in PRISM_VARIANTS if v != 'span')  # the variants of the paper's ablation tables
+PRISM_ABLATIONS = tuple(
+    v for v in PRISM_VARIANTS if v != 'span'
+)  # the variants of the paper's ablation tables
 
 # %% ../nbs/05_prism.ipynb #911a6af7
-def feature_loss(v_hat: torch.Tensor,  # reconstructed values [B,L,D]
-                 v: torch.Tensor,  # original values [B,L,D]
-                 m: torch.Tensor,  # original mask [B,L,D]
-                 m_aug: torch.Tensor,  # mask after T [B,L,D]
-                ) -> torch.Tensor:
+def feature_loss(
+    v_hat: torch.Tensor,  # reconstructed values [B,L,D]
+    v: torch.Tensor,  # original values [B,L,D]
+    m: torch.Tensor,  # original mask [B,L,D]
+    m_aug: torch.Tensor,  # mask after T [B,L,D]
+) -> torch.Tensor:
     "L_feat: MSE over the cells observed in x but hidden by T (0 when T hid nothing)."
     hidden = m * (1 - m_aug)
     return ((v_hat - v) ** 2 * hidden).sum() / hidden.sum().clamp(min=1)
 
 # %% ../nbs/05_prism.ipynb #46603ad1
-def sampling_loss(m_logits: torch.Tensor,  # reconstructed mask logits [B,L,D]
-                  m: torch.Tensor  # the unaugmented mask [B,L,D]
-                 ) -> torch.Tensor:
+def sampling_loss(
+    m_logits: torch.Tensor,  # reconstructed mask logits [B,L,D]
+    m: torch.Tensor,  # the unaugmented mask [B,L,D]
+) -> torch.Tensor:
     "L_samp: BCE between the reconstructed and the original mask, over all cells."
     return F.binary_cross_entropy_with_logits(m_logits, m)
 
 # %% ../nbs/05_prism.ipynb #e72a49f5
-def view_losses(logits: torch.Tensor,  # [K*B, C], views stacked view-major
-                y: torch.Tensor,  # labels [B]
-                K: int) -> torch.Tensor:
+def view_losses(
+    logits: torch.Tensor,  # [K*B, C], views stacked view-major
+    y: torch.Tensor,  # labels [B]
+    K: int,
+) -> torch.Tensor:
     "Cross-entropy of every view, [K, B]."
     return F.cross_entropy(logits, y.repeat(K), reduction='none').view(K, -1)
 
 # %% ../nbs/05_prism.ipynb #ec2222c7
-def aggregate_views(losses: torch.Tensor,  # [K, B] per-view losses
-                    how: str = 'max') -> torch.Tensor:
+def aggregate_views(
+    losses: torch.Tensor,  # [K, B] per-view losses
+    how: str = 'max',
+) -> torch.Tensor:
     "Per-sample worst (`max`) or average (`mean`) view loss, averaged over the batch."
-    if how == 'max': return losses.max(0).values.mean()
-    if how == 'mean': return losses.mean()
+    if how == 'max':
+        return losses.max(0).values.mean()
+    if how == 'mean':
+        return losses.mean()
     raise ValueError(f"unknown aggregation {how!r}; valid: 'max', 'mean'")
 
 # %% ../nbs/05_prism.ipynb #e86f1597
 @register_algorithm('PRISM')
 class PRISM(Algorithm):
     "PRISM: complementary label-free pretraining, then worst-of-K-views training."
-    default_pretrain_epochs = 50  # an upper bound: pretraining stops when the source-validation loss stalls
+
+    default_pretrain_epochs = (
+        50  # an upper bound: pretraining stops when the source-validation loss stalls
+    )
     variants = tuple(PRISM_VARIANTS)
     needs_domains = False  # trains without source-domain labels
     group = 'proposed'
-    # the paper's augmentation settings for the clinical tasks (tab:augmentation_settings, eICU): no feature dropping
-    task_hparams = {'clinical': dict(pre_r_t=0.5, pre_r_f=0., r_t=0.2, r_f=0.)}
+    # the paper's augmentation settings for the clinical tasks
+    # (tab:augmentation_settings, eICU): no feature dropping
+    task_hparams = {'clinical': dict(pre_r_t=0.5, pre_r_f=0.0, r_t=0.2, r_f=0.0)}
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         hparams = dict(hparams or {})
         variant = hparams.get('variant', 'full')
-        if variant not in PRISM_VARIANTS: raise ValueError(f"unknown PRISM variant {variant!r}; valid variants: {', '.join(PRISM_VARIANTS)}")
+        if variant not in PRISM_VARIANTS:
+            raise ValueError(
+                f"unknown PRISM variant {variant!r}; valid variants: {', '.join(PRISM_VARIANTS)}"
+            )
         hparams = {**PRISM_VARIANTS[variant], **hparams}
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         hp = self.hparams
-        if not (hp['use_feat'] or hp['use_samp']): raise ValueError('PRISM needs at least one encoder')
+        if not (hp['use_feat'] or hp['use_samp']):
+            raise ValueError('PRISM needs at least one encoder')
         self.E_feat = make_backbone(backbone, n_features, seq_len) if hp['use_feat'] else None
         self.E_samp = make_backbone(backbone, n_features, seq_len) if hp['use_samp'] else None
         z_dim = sum(e.out_dim for e in (self.E_feat, self.E_samp) if e is not None)
         self.head = nn.Linear(z_dim, n_classes)
         # decoders exist only for pretraining and are dropped by `drop_decoders`
-        self.D_feat = Decoder(self.E_feat.out_dim, seq_len, n_features) if self.E_feat is not None else None
-        self.D_samp = Decoder(self.E_samp.out_dim, seq_len, n_features) if self.E_samp is not None else None
+        self.D_feat = (
+            Decoder(self.E_feat.out_dim, seq_len, n_features) if self.E_feat is not None else None
+        )
+        self.D_samp = (
+            Decoder(self.E_samp.out_dim, seq_len, n_features) if self.E_samp is not None else None
+        )
         self.K = hp['K'] if hp['views'] else 1
-        self.encoder_passes = self.K * ((self.E_feat is not None) + (self.E_samp is not None))  # per window per step: the compute floor
+        self.encoder_passes = self.K * (
+            (self.E_feat is not None) + (self.E_samp is not None)
+        )  # per window per step: the compute floor
         self.optimizer = None
         self._g = None
 
 # %% ../nbs/05_prism.ipynb #f23d839e
 @patch(cls_method=True)
 def defaults(cls: PRISM):
-    return dict(lr=1e-3, weight_decay=0., K=4, r_t=0.5, r_f=0.4, pre_r_t=0.5, pre_r_f=0.4, pretrain_lr=1e-3,
-                pretrain_patience=5, among_observed=False, aggregate='max', views=True, pretrain_feat=True,
-                pretrain_samp=True, use_feat=True, use_samp=True, variant='full', seed=0, r_s=0.)
+    return dict(
+        lr=1e-3,
+        weight_decay=0.0,
+        K=4,
+        r_t=0.5,
+        r_f=0.4,
+        pre_r_t=0.5,
+        pre_r_f=0.4,
+        pretrain_lr=1e-3,
+        pretrain_patience=5,
+        among_observed=False,
+        aggregate='max',
+        views=True,
+        pretrain_feat=True,
+        pretrain_samp=True,
+        use_feat=True,
+        use_samp=True,
+        variant='full',
+        seed=0,
+        r_s=0.0,
+    )
 
 # %% ../nbs/05_prism.ipynb #4588193d
 @patch(cls_method=True)
-def hparam_space(cls: PRISM): return {**super(PRISM, cls).hparam_space(), 'K': (1, 64), 'r_t': (0., .99), 'r_f': (0., .99), 'pre_r_t': (0., .99), 'pre_r_f': (0., .99),
-            'pretrain_lr': (1e-8, 10.), 'pretrain_patience': (1, 1000), 'among_observed': {True, False}, 'aggregate': {'max', 'mean'},
-            'views': {True, False}, 'pretrain_feat': {True, False}, 'pretrain_samp': {True, False}, 'use_feat': {True, False},
-            'use_samp': {True, False}, 'r_s': (0., .99)}
+def hparam_space(cls: PRISM):
+    return {
+        **super(PRISM, cls).hparam_space(),
+        'K': (1, 64),
+        'r_t': (0.0, 0.99),
+        'r_f': (0.0, 0.99),
+        'pre_r_t': (0.0, 0.99),
+        'pre_r_f': (0.0, 0.99),
+        'pretrain_lr': (1e-8, 10.0),
+        'pretrain_patience': (1, 1000),
+        'among_observed': {True, False},
+        'aggregate': {'max', 'mean'},
+        'views': {True, False},
+        'pretrain_feat': {True, False},
+        'pretrain_samp': {True, False},
+        'use_feat': {True, False},
+        'use_samp': {True, False},
+        'r_s': (0.0, 0.99),
+    }
 
 # %% ../nbs/05_prism.ipynb #a32d8afa
 @patch
 def generator(self: PRISM, device) -> torch.Generator:
     "The augmentation generator, on `device`, created once from the seed."
     if self._g is None or self._g.device.type != torch.device(device).type:
-        self._g = torch.Generator(device=device).manual_seed(derive_seed(self.hparams['seed'], 'prism-augment'))
+        self._g = torch.Generator(device=device).manual_seed(
+            derive_seed(self.hparams['seed'], 'prism-augment')
+        )
     return self._g
 
 # %% ../nbs/05_prism.ipynb #fae96c58
 @patch
-def augment(self: PRISM, m: torch.Tensor, K: int, r_t: float, r_f: float,
-            r_s: float = 0.  # the span component (`span_mask`): 0 for the paper's T
-           ) -> torch.Tensor:
+def augment(
+    self: PRISM,
+    m: torch.Tensor,
+    K: int,
+    r_t: float,
+    r_f: float,
+    r_s: float = 0.0,  # the span component (`span_mask`): 0 for the paper's T
+) -> torch.Tensor:
     "K masks T_k(m) per window, stacked view-major: [K*B, L, D]."
-    mk = augment_mask(m.unsqueeze(0).expand(K, *m.shape), r_t, r_f, self.generator(m.device),
-                      among_observed=self.hparams['among_observed'])
+    mk = augment_mask(
+        m.unsqueeze(0).expand(K, *m.shape),
+        r_t,
+        r_f,
+        self.generator(m.device),
+        among_observed=self.hparams['among_observed'],
+    )
     mk = span_mask(mk, r_s, self.generator(m.device))  # r_s = 0: unchanged, nothing drawn
     return mk.reshape(K * m.shape[0], *m.shape[1:])
 
@@ -145,8 +223,10 @@ def features(self: PRISM, v, m, t):
     "[E_feat(x); E_samp(x)] (the encoders present in this variant)."
     return torch.cat([e(v, m, t) for e in (self.E_feat, self.E_samp) if e is not None], 1)
 
+
 @patch
-def predict(self: PRISM, v, m, t): return self.head(self.features(v, m, t))
+def predict(self: PRISM, v, m, t):
+    return self.head(self.features(v, m, t))
 
 # %% ../nbs/05_prism.ipynb #c2d4b3bd
 @patch
@@ -154,10 +234,12 @@ def drop_decoders(self: PRISM):
     "Discard the pretraining decoders."
     self.D_feat = self.D_samp = None
 
+
 @patch
 def for_inference(self: PRISM):
     "Drop the pretraining decoders, so the weights match those of a trained run."
-    self.drop_decoders(); return self
+    self.drop_decoders()
+    return self
 
 # %% ../nbs/05_prism.ipynb #2ac87d12
 @patch
@@ -177,61 +259,107 @@ def pretrain_losses(self: PRISM, x: ISMTS) -> dict:
 @torch.no_grad()
 def pretrain_eval(self: PRISM, x: ISMTS, batch_size: int = 1024) -> dict:
     "Pretraining losses on `x` in eval mode (the augmentation draws are still random)."
-    self.eval(); sums, n = {}, 0
+    self.eval()
+    sums, n = {}, 0
     for i in range(0, len(x), batch_size):
-        xb = x[i:i + batch_size]
-        for k, v in self.pretrain_losses(xb).items(): sums[k] = sums.get(k, 0.) + v.item() * len(xb)
+        xb = x[i : i + batch_size]
+        for k, v in self.pretrain_losses(xb).items():
+            sums[k] = sums.get(k, 0.0) + v.item() * len(xb)
         n += len(xb)
     return {k: s / n for k, s in sums.items()}
 
 # %% ../nbs/05_prism.ipynb #77c35e19
 @patch
-def pretrain(self: PRISM, train: ISMTS, val: ISMTS | None = None, epochs: int = 50, batch_size: int = 64, seed: int = 0,
-             device=None, progress: bool = True, keep_decoders: bool = False) -> list:
-    "Minimize L_feat + L_samp without labels (the engine's epoch loop); keep the epoch with the lowest source-validation loss."
-    hp = self.hparams; device = torch.device(device) if device is not None else default_device(self); self.to(device)
-    parts = [p for p in (self.E_feat, self.D_feat) if p is not None and hp['pretrain_feat']] + \
-            [p for p in (self.E_samp, self.D_samp) if p is not None and hp['pretrain_samp']]
+def pretrain(
+    self: PRISM,
+    train: ISMTS,
+    val: ISMTS | None = None,
+    epochs: int = 50,
+    batch_size: int = 64,
+    seed: int = 0,
+    device=None,
+    progress: bool = True,
+    keep_decoders: bool = False,
+) -> list:
+    "Minimize L_feat + L_samp without labels; keep the epoch of lowest source-validation loss."
+    hp = self.hparams
+    device = torch.device(device) if device is not None else default_device(self)
+    self.to(device)
+    parts = [p for p in (self.E_feat, self.D_feat) if p is not None and hp['pretrain_feat']] + [
+        p for p in (self.E_samp, self.D_samp) if p is not None and hp['pretrain_samp']
+    ]
     history = []
     if parts and epochs > 0:
         opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
-        train = train.to(device); val = val.to(device) if val is not None else None
+        train = train.to(device)
+        val = val.to(device) if val is not None else None
+
         def step(idx):
             losses = self.pretrain_losses(train[idx])
             loss = sum(losses.values())
-            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
             return {k: v.detach() for k, v in losses.items()}
+
         def evaluate():
             out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
             return {**out, 'val_loss': sum(out.values())}
-        log = train_epochs(self, step, len(train), epochs, batch_size, torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
-                           evaluate=evaluate if val is not None else None, score_key='val_loss', maximize=False,
-                           patience=hp['pretrain_patience'], progress=progress, desc='PRISM pretrain', device=device)
+
+        log = train_epochs(
+            self,
+            step,
+            len(train),
+            epochs,
+            batch_size,
+            torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
+            evaluate=evaluate if val is not None else None,
+            score_key='val_loss',
+            maximize=False,
+            patience=hp['pretrain_patience'],
+            progress=progress,
+            desc='PRISM pretrain',
+            device=device,
+        )
         history = log['history']
-    if not keep_decoders: self.drop_decoders()
+    if not keep_decoders:
+        self.drop_decoders()
     return history
 
 # %% ../nbs/05_prism.ipynb #4a3268d0
 @patch
 def pretrain_signature(self: PRISM) -> dict:
-    "The hyperparameters pretraining depends on: runs that share them can share pretrained encoders."
-    keys = ('pre_r_t', 'pre_r_f', 'pretrain_lr', 'pretrain_patience', 'among_observed', 'pretrain_feat', 'pretrain_samp',
-            'use_feat', 'use_samp', 'seed')
+    "The hyperparameters pretraining depends on: runs sharing them share pretrained encoders."
+    keys = (
+        'pre_r_t',
+        'pre_r_f',
+        'pretrain_lr',
+        'pretrain_patience',
+        'among_observed',
+        'pretrain_feat',
+        'pretrain_samp',
+        'use_feat',
+        'use_samp',
+        'seed',
+    )
     return {k: self.hparams[k] for k in keys}
 
 # %% ../nbs/05_prism.ipynb #f13930a6
 @patch
 def pretrain_state(self: PRISM) -> dict:
-    "What a later run needs to continue exactly as after `pretrain`: the weights and the augmentation generator's state."
-    return dict(state_dict={k: v.detach().cpu() for k, v in self.state_dict().items()},
-                generator=self._g.get_state() if self._g is not None else None,
-                generator_device=str(self._g.device) if self._g is not None else None)
+    "What a later run needs to go on as after `pretrain`: weights and the augmentation RNG state."
+    return dict(
+        state_dict={k: v.detach().cpu() for k, v in self.state_dict().items()},
+        generator=self._g.get_state() if self._g is not None else None,
+        generator_device=str(self._g.device) if self._g is not None else None,
+    )
 
 # %% ../nbs/05_prism.ipynb #f78fbb19
 @patch
 def load_pretrain_state(self: PRISM, state: dict):
     "Restore a `pretrain_state` (decoders dropped), as if `pretrain` had just run."
-    self.drop_decoders(); self.load_state_dict(state['state_dict'])
+    self.drop_decoders()
+    self.load_state_dict(state['state_dict'])
     if state['generator'] is not None:
         self.generator(state['generator_device']).set_state(state['generator'])
     return self
@@ -239,8 +367,9 @@ def load_pretrain_state(self: PRISM, state: dict):
 # %% ../nbs/05_prism.ipynb #2d22d19c
 @patch
 def update(self: PRISM, batch: ISMTS) -> dict:
-    "One step on the worst of K views of `batch`; returns the loss and the mean view loss (0-d tensors)."
-    if self.optimizer is None: self.optimizer = self.make_optimizer()
+    "One step on the worst of K views of `batch`; returns the loss and the mean view loss (0-d)."
+    if self.optimizer is None:
+        self.optimizer = self.make_optimizer()
     hp, B = self.hparams, len(batch)
     if self.K == 1 and not hp['views']:
         losses = view_losses(self.predict(batch.v, batch.m, batch.t), batch.y, 1)
@@ -249,5 +378,7 @@ def update(self: PRISM, batch: ISMTS) -> dict:
         vk = batch.v.repeat(self.K, 1, 1) * mk
         losses = view_losses(self.predict(vk, mk, batch.t.repeat(self.K, 1)), batch.y, self.K)
     loss = aggregate_views(losses, hp['aggregate'])
-    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    self.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    self.optimizer.step()
     return {'loss': loss.detach(), 'mean_view_loss': losses.mean().detach()}

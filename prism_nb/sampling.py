@@ -20,19 +20,23 @@ __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 
            'rand_feat_condition', 'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition',
            'mid_condition', 'concentrated_condition', 'desync_share_condition', 'check_knob',
            'nested_feature_condition', 'knob_condition', 'check_budget', 'check_condition', 'condition_masks',
-           'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks',
-           'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy',
-           'environment_ids', 'augment_mask', 'span_mask']
+           'condition_masks_within', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks',
+           'pattern_starts', 'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate',
+           'group_accuracies', 'worst_group_accuracy', 'environment_ids', 'augment_mask', 'span_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
-def budget_steps(L: int,  # time steps per window
-                 rate: float = 0.2  # share of time steps observed, in (0, 1]
-                ) -> int:
+def budget_steps(
+    L: int,  # time steps per window
+    rate: float = 0.2,  # share of time steps observed, in (0, 1]
+) -> int:
     "Observed time steps per channel: `floor(L * rate)`, at least 1."
-    if L < 1: raise ValueError(f"a window needs at least one time step, got L={L}")
-    if not 0 < rate <= 1: raise ValueError(f"observation rate must be in (0, 1], got rate={rate}")
+    if L < 1:
+        raise ValueError(f"a window needs at least one time step, got L={L}")
+    if not 0 < rate <= 1:
+        raise ValueError(f"observation rate must be in (0, 1], got rate={rate}")
     steps = math.floor(L * rate + 1e-9)  # 0.29*100 is 28.999.. in floating point
-    if steps < 1: raise ValueError(f"budget of floor({L}*{rate}) = 0 steps: nothing would be observed")
+    if steps < 1:
+        raise ValueError(f"budget of floor({L}*{rate}) = 0 steps: nothing would be observed")
     return steps
 
 # %% ../nbs/02_sampling.ipynb #f5efaa9c
@@ -48,53 +52,74 @@ def _ranks(key: torch.Tensor, backend: str | None = None) -> torch.Tensor:
     pos = torch.arange(key.shape[-1], device=key.device).expand_as(idx)
     return torch.empty_like(idx).scatter_(-1, idx, pos)
 
-def random_choice_mask(counts,  # positions to pick per row: int or LongTensor [...]
-                       size: int,  # positions per row
-                       g: torch.Generator | None = None,  # random generator
-                       shape: tuple = ()  # leading shape when `counts` is an int
-                      ) -> torch.Tensor:
+
+def random_choice_mask(
+    counts,  # positions to pick per row: int or LongTensor [...]
+    size: int,  # positions per row
+    g: torch.Generator | None = None,  # random generator
+    shape: tuple = (),  # leading shape when `counts` is an int
+) -> torch.Tensor:
     "Bool [..., size]: each row has exactly `counts[...]` ones at uniformly random positions."
     counts = torch.as_tensor(counts, dtype=torch.long)
-    if counts.ndim == 0: counts = counts.expand(shape)
-    if (counts < 0).any() or (counts > size).any(): raise ValueError(f"cannot pick {counts.max().item()} of {size} positions")
+    if counts.ndim == 0:
+        counts = counts.expand(shape)
+    if (counts < 0).any() or (counts > size).any():
+        raise ValueError(f"cannot pick {counts.max().item()} of {size} positions")
     noise = torch.rand(*counts.shape, size, generator=g)
     return _ranks(noise) < counts.unsqueeze(-1)
 
 # %% ../nbs/02_sampling.ipynb #2a8fa06a
-def observed_cells(m: torch.Tensor  # masks [n,L,D]
-                  ) -> torch.Tensor:
+def observed_cells(
+    m: torch.Tensor,  # masks [n,L,D]
+) -> torch.Tensor:
     "Observed cells per window, long [n]."
     return m.sum((-2, -1)).round().long()
 
 # %% ../nbs/02_sampling.ipynb #d4cfc349
-def channel_counts(m: torch.Tensor  # masks [n,L,D]
-                  ) -> torch.Tensor:
+def channel_counts(
+    m: torch.Tensor,  # masks [n,L,D]
+) -> torch.Tensor:
     "Observed steps per window and channel, long [n,D]."
     return m.sum(-2).round().long()
 
 # %% ../nbs/02_sampling.ipynb #a41a3d41
-def observed_steps(m: torch.Tensor  # masks [n,L,D]
-                  ) -> torch.Tensor:
+def observed_steps(
+    m: torch.Tensor,  # masks [n,L,D]
+) -> torch.Tensor:
     "Bool [n,L]: time steps where at least one channel is observed."
     return m.amax(-1) > 0
 
 # %% ../nbs/02_sampling.ipynb #1f0c4eda
-def is_synchronized(m: torch.Tensor  # masks [n,L,D]
-                   ) -> torch.Tensor:
+def is_synchronized(
+    m: torch.Tensor,  # masks [n,L,D]
+) -> torch.Tensor:
     "Bool [n]: at every step of the window either all channels or none are observed."
     return (m.amax(-1) == m.amin(-1)).all(-1)
 
 # %% ../nbs/02_sampling.ipynb #889b7ba8
-CONDITIONS = Registry('condition')  # name -> fn(n, L, D, steps, g) -> mask [n,L,D] (`Registry`, 00_core)
-BUILTIN_CONDITIONS: set = CONDITIONS.builtin  # the package's own conditions, frozen once they are defined
+CONDITIONS = Registry(
+    'condition'
+)  # name -> fn(n, L, D, steps, g) -> mask [n,L,D] (`Registry`, 00_core)
+BUILTIN_CONDITIONS: set = (
+    CONDITIONS.builtin
+)  # the package's own conditions, frozen once they are defined
 
-def register_condition(name: str,  # name used in tables and by `condition_masks`
-                       replace: bool = False  # replace your own condition registered before (not a built-in)
-                      ):
-    "Decorator adding a condition `fn(n, L, D, steps, g) -> mask [n,L,D]` to `CONDITIONS`; see `claim_name`."
-    def deco(fn):  # the module applying it registers (a plugin passing the package's function: no built-in)
-        return CONDITIONS.register(name, fn, replace, module=sys._getframe(1).f_globals.get('__name__', ''))
+
+def register_condition(
+    name: str,  # name used in tables and by `condition_masks`
+    replace: bool = False,  # replace your own condition registered before (not a built-in)
+):
+    "Decorator adding a condition `fn(n, L, D, steps, g) -> mask [n,L,D]` to `CONDITIONS`."
+
+    def deco(
+        fn,
+    ):  # the module applying it registers (a plugin passing the package's function: no built-in)
+        return CONDITIONS.register(
+            name, fn, replace, module=sys._getframe(1).f_globals.get('__name__', '')
+        )
+
     return deco
+
 
 def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
     "Masks [n,L,D] observing all D channels at the kept steps [n,L]."
@@ -109,7 +134,7 @@ def random_condition(n, L, D, steps, g):
 # %% ../nbs/02_sampling.ipynb #c6090c20
 @register_condition('Regular')
 def regular_condition(n, L, D, steps, g):
-    "`steps` steps spaced `L // steps` apart from a random offset per window, all channels together."
+    "`steps` steps `L // steps` apart from a random offset per window, all channels together."
     gap = L // steps
     span = (steps - 1) * gap + 1
     offset = torch.randint(0, L - span + 1, (n,), generator=g)
@@ -125,35 +150,41 @@ def desync_condition(n, L, D, steps, g):
 # %% ../nbs/02_sampling.ipynb #b63687e2
 FEATURE_SKEW = 4.5  # Fixed-/Rand-Feat.: largest per-channel count over smallest
 
-def feature_allocation(steps: int,  # budget steps per channel
-                       D: int,  # channels
-                       L: int | None = None,  # window length; when given, no count may exceed it
-                       skew: float = FEATURE_SKEW  # largest share over smallest share
-                      ) -> torch.Tensor:
+
+def feature_allocation(
+    steps: int,  # budget steps per channel
+    D: int,  # channels
+    L: int | None = None,  # window length; when given, no count may exceed it
+    skew: float = FEATURE_SKEW,  # largest share over smallest share
+) -> torch.Tensor:
     "Unequal per-channel counts, long [D], summing to `steps * D`, largest first."
-    if skew < 1: raise ValueError(f"skew must be >= 1, got {skew}")
+    if skew < 1:
+        raise ValueError(f"skew must be >= 1, got {skew}")
     total = steps * D
     w = skew ** (-torch.arange(D, dtype=torch.float64) / max(D - 1, 1))
     share = total * w / w.sum()
     counts = share.floor().long()
     by_remainder = torch.argsort(share - counts, descending=True, stable=True)
-    counts[by_remainder[:total - int(counts.sum())]] += 1
+    counts[by_remainder[: total - int(counts.sum())]] += 1
     if L is not None and counts.max() > L:
-        raise ValueError(f"feature allocation {counts.tolist()} gives a channel {counts.max().item()} steps > L={L}; "
-                         "lower the rate or the skew")
+        raise ValueError(
+            f"feature allocation {counts.tolist()} gives a channel "
+            f"{counts.max().item()} steps > L={L}; "
+            "lower the rate or the skew"
+        )
     return counts
 
 # %% ../nbs/02_sampling.ipynb #7a69d67d
 @register_condition('Fixed-Feat.')
 def fixed_feat_condition(n, L, D, steps, g):
-    "Unequal per-channel counts (`feature_allocation`), the same for every window; random steps per channel."
+    "Unequal channel counts (`feature_allocation`), the same in every window; random steps."
     counts = feature_allocation(steps, D, L).expand(n, D)
     return random_choice_mask(counts, L, g).transpose(1, 2).float().contiguous()
 
 # %% ../nbs/02_sampling.ipynb #4d6ae8a5
 @register_condition('Rand-Feat.')
 def rand_feat_condition(n, L, D, steps, g):
-    "The counts of `feature_allocation`, assigned to the channels by a random permutation per window."
+    "The counts of `feature_allocation`, given to the channels by a random permutation per window."
     counts = feature_allocation(steps, D, L)[torch.rand(n, D, generator=g).argsort(-1)]
     return random_choice_mask(counts, L, g).transpose(1, 2).float().contiguous()
 
@@ -161,33 +192,41 @@ def rand_feat_condition(n, L, D, steps, g):
 CONCENTRATION = 0.8  # First/Last/Mid and shortcut patterns: share of steps inside the region
 REGION_WIDTH = 0.4  # First/Last/Mid and shortcut patterns: region width as a share of L
 
-def concentration_region(where: str,  # 'first', 'last' or 'mid'
-                         L: int,  # window length
-                         width: float = REGION_WIDTH  # region width as a share of L
-                        ) -> tuple:
+
+def concentration_region(
+    where: str,  # 'first', 'last' or 'mid'
+    L: int,  # window length
+    width: float = REGION_WIDTH,  # region width as a share of L
+) -> tuple:
     "The `(start, stop)` steps of the first / last / middle `width` of a window."
     w = round(width * L)
     starts = {'first': 0, 'last': L - w, 'mid': (L - w) // 2}
-    if where not in starts: raise ValueError(f"unknown region {where!r}; valid: {', '.join(starts)}")
+    if where not in starts:
+        raise ValueError(f"unknown region {where!r}; valid: {', '.join(starts)}")
     return starts[where], starts[where] + w
 
 # %% ../nbs/02_sampling.ipynb #5f6738c7
-def concentrated_steps(start,  # first step of the region per window: LongTensor [n]
-                       L: int,  # window length
-                       steps: int,  # observed steps per window
-                       width: int,  # region width in steps
-                       concentration: float = CONCENTRATION,  # share of steps inside the region
-                       g: torch.Generator | None = None  # random generator
-                      ) -> torch.Tensor:
-    "Bool [n,L]: `round(concentration*steps)` random steps inside `[start, start+width)`, the rest outside."
+def concentrated_steps(
+    start,  # first step of the region per window: LongTensor [n]
+    L: int,  # window length
+    steps: int,  # observed steps per window
+    width: int,  # region width in steps
+    concentration: float = CONCENTRATION,  # share of steps inside the region
+    g: torch.Generator | None = None,  # random generator
+) -> torch.Tensor:
+    "Bool [n,L]: `round(concentration*steps)` random steps in `[start, start+width)`, the rest out."
     start = torch.as_tensor(start, dtype=torch.long)
-    k_in = round(concentration * steps); k_out = steps - k_in
-    if k_in > width: raise ValueError(f"{k_in} steps do not fit into a region of {width} steps")
-    if k_out > L - width: raise ValueError(f"{k_out} steps do not fit outside a region of {width} of {L} steps")
+    k_in = round(concentration * steps)
+    k_out = steps - k_in
+    if k_in > width:
+        raise ValueError(f"{k_in} steps do not fit into a region of {width} steps")
+    if k_out > L - width:
+        raise ValueError(f"{k_out} steps do not fit outside a region of {width} of {L} steps")
     pos = torch.arange(L)
     inside = (pos >= start.unsqueeze(1)) & (pos < start.unsqueeze(1) + width)
-    rank = _ranks(torch.rand(len(start), L, generator=g) + 2. * ~inside)
+    rank = _ranks(torch.rand(len(start), L, generator=g) + 2.0 * ~inside)
     return (rank < k_in) | ((rank >= width) & (rank < width + k_out))
+
 
 def _concentrated(n, L, D, steps, g, where, concentration=CONCENTRATION, width=REGION_WIDTH):
     a, b = concentration_region(where, L, width)
@@ -212,145 +251,276 @@ def mid_condition(n, L, D, steps, g):
     return _concentrated(n, L, D, steps, g, 'mid')
 
 # %% ../nbs/02_sampling.ipynb #774a98df
-def concentrated_condition(where: str,  # 'first', 'last' or 'mid'
-                           width: float,  # region width as a share of the window
-                           share: float = 1.  # share of the steps inside the region
-                          ):
-    "A condition `fn(n, L, D, steps, g)`: synchronized steps, `share` of them inside the `where` region of relative `width`."
-    def condition(n, L, D, steps, g): return _concentrated(n, L, D, steps, g, where, share, width)
-    condition.__doc__ = f"Synchronized steps, {share:.0%} of them inside the {where} {width:.0%} of the window."
+def concentrated_condition(
+    where: str,  # 'first', 'last' or 'mid'
+    width: float,  # region width as a share of the window
+    share: float = 1.0,  # share of the steps inside the region
+):
+    "A condition: synchronized steps, `share` of them in the `where` region of relative `width`."
+
+    def condition(n, L, D, steps, g):
+        return _concentrated(n, L, D, steps, g, where, share, width)
+
+    condition.__doc__ = (
+        f"Synchronized steps, {share:.0%} of them inside the {where} {width:.0%} of the window."
+    )
     return condition
 
 # %% ../nbs/02_sampling.ipynb #07e9b8b7
-CONCENTRATED_CONDITIONS = {f'{where.title()}{round(100 * width)}': (where, width) for width in (0.2, 0.3) for where in ('first', 'last', 'mid')}
-for _name, (_where, _width) in CONCENTRATED_CONDITIONS.items(): register_condition(_name)(concentrated_condition(_where, _width))
+CONCENTRATED_CONDITIONS = {
+    f'{where.title()}{round(100 * width)}': (where, width)
+    for width in (0.2, 0.3)
+    for where in ('first', 'last', 'mid')
+}
+for _name, (_where, _width) in CONCENTRATED_CONDITIONS.items():
+    register_condition(_name)(concentrated_condition(_where, _width))
 
 # %% ../nbs/02_sampling.ipynb #76f97453
-CONCENTRATION_SETTINGS = {**{name: (where, width, 1.) for name, (where, width) in CONCENTRATED_CONDITIONS.items()},
-                          **{name: (name.lower(), REGION_WIDTH, CONCENTRATION) for name in ('First', 'Last', 'Mid')}}  # name -> (region, width, share inside)
+CONCENTRATION_SETTINGS = {
+    **{name: (where, width, 1.0) for name, (where, width) in CONCENTRATED_CONDITIONS.items()},
+    **{name: (name.lower(), REGION_WIDTH, CONCENTRATION) for name in ('First', 'Last', 'Mid')},
+}  # name -> (region, width, share inside)
 
 # %% ../nbs/02_sampling.ipynb #7ffbd838
-def desync_share_condition(share: float  # desynchronized share of each channel's steps, in [0, 1]
-                          ):
-    "A condition `fn(n, L, D, steps, g)`: `round((1-share)*steps)` steps shared by all channels, the rest drawn per channel."
+def desync_share_condition(
+    share: float,  # desynchronized share of each channel's steps, in [0, 1]
+):
+    "A condition: `round((1-share)*steps)` steps shared by all channels, the rest per channel."
     check_knob('share', share, 0, 1)
+
     def condition(n, L, D, steps, g):
         k_shared = round((1 - share) * steps)
         shared = random_choice_mask(k_shared, L, g, shape=(n,))  # [n,L]
-        key = torch.rand(n, D, L, generator=g) + 2. * shared.unsqueeze(1)  # shared steps rank last: never drawn again
+        key = torch.rand(n, D, L, generator=g) + 2.0 * shared.unsqueeze(
+            1
+        )  # shared steps rank last: never drawn again
         own = _ranks(key) < steps - k_shared
         return (own | shared.unsqueeze(1)).transpose(1, 2).float().contiguous()
-    condition.__doc__ = f"{share:.0%} of each channel's steps drawn per channel, the rest shared by all channels."
+
+    condition.__doc__ = (
+        f"{share:.0%} of each channel's steps drawn per channel, the rest shared by all channels."
+    )
     return condition
 
 # %% ../nbs/02_sampling.ipynb #6c50bdd8
 def check_knob(name: str, v, lo: float, hi: float = math.inf) -> float:
     "`v` as a float when it is a finite number in [lo, hi]; ValueError naming the knob otherwise."
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or not lo <= v <= hi
+    ):
         raise ValueError(f"severity knob {name} must be a number in [{lo}, {hi}], got {v!r}")
     return float(v)
 
 # %% ../nbs/02_sampling.ipynb #4e93312c
-def nested_feature_condition(skew: float,  # largest channel count over smallest, >= 1
-                             per_window: bool = False  # permute the counts over the channels per window (Rand-Feat.)
-                            ):
-    "A condition `fn(n, L, D, steps, g)`: unequal channel counts with nested steps (a channel sees the first c_d of one order)."
+def nested_feature_condition(
+    skew: float,  # largest channel count over smallest, >= 1
+    per_window: bool = False,  # permute the counts over the channels per window (Rand-Feat.)
+):
+    "A condition: unequal channel counts, nested steps (a channel sees the first c_d of one order)."
     check_knob('skew', skew, 1)
+
     def condition(n, L, D, steps, g):
         counts = feature_allocation(steps, D, L, skew).expand(n, D)
-        if per_window: counts = counts.gather(1, torch.rand(n, D, generator=g).argsort(-1))
-        order = _ranks(torch.rand(n, L, generator=g))  # [n,L]: the window's steps in one random order
+        if per_window:
+            counts = counts.gather(1, torch.rand(n, D, generator=g).argsort(-1))
+        order = _ranks(
+            torch.rand(n, L, generator=g)
+        )  # [n,L]: the window's steps in one random order
         return (order.unsqueeze(-1) < counts.unsqueeze(1)).float().contiguous()
-    condition.__doc__ = f"Channel counts with skew {skew:g}, nested steps, {'permuted per window' if per_window else 'fixed'}."
+
+    order = 'permuted per window' if per_window else 'fixed'
+    condition.__doc__ = f"Channel counts with skew {skew:g}, nested steps, {order}."
     return condition
 
 # %% ../nbs/02_sampling.ipynb #657ff5af
 SEVERITY_KNOBS = {  # condition -> (knob, value with no shift, grid of the severity curves)
-    'Desync': ('share', 0., [0., .1, .2, .3, .4, .5, .6, .7, .8, .9, 1.]),
-    **{c: ('skew', 1., [1., 1.5, 2., 3., 4.5, 7., 10., 20., 50., 100., 300., 1000., 1e4]) for c in ('Fixed-Feat.', 'Rand-Feat.')},
-    **{c: ('width', 1., [1., .8, .6, .5, .4, .35, .3, .25, .2]) for c in ('First', 'Last', 'Mid')}}
+    'Desync': ('share', 0.0, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+    **{
+        c: (
+            'skew',
+            1.0,
+            [1.0, 1.5, 2.0, 3.0, 4.5, 7.0, 10.0, 20.0, 50.0, 100.0, 300.0, 1000.0, 1e4],
+        )
+        for c in ('Fixed-Feat.', 'Rand-Feat.')
+    },
+    **{
+        c: ('width', 1.0, [1.0, 0.8, 0.6, 0.5, 0.4, 0.35, 0.3, 0.25, 0.2])
+        for c in ('First', 'Last', 'Mid')
+    },
+}
 
-def knob_condition(condition: str,  # a shifted condition of the paper, a key of SEVERITY_KNOBS
-                   value: float  # the knob's value
-                  ):
+
+def knob_condition(
+    condition: str,  # a shifted condition of the paper, a key of SEVERITY_KNOBS
+    value: float,  # the knob's value
+):
     "The condition `fn(n, L, D, steps, g)` of `condition`'s family at knob `value`."
-    if condition not in SEVERITY_KNOBS: raise ValueError(f"no severity knob for {condition!r}; valid: {', '.join(SEVERITY_KNOBS)}")
-    if condition == 'Desync': return desync_share_condition(value)
-    if condition in ('Fixed-Feat.', 'Rand-Feat.'): return nested_feature_condition(value, per_window=condition == 'Rand-Feat.')
+    if condition not in SEVERITY_KNOBS:
+        raise ValueError(f"no severity knob for {condition!r}; valid: {', '.join(SEVERITY_KNOBS)}")
+    if condition == 'Desync':
+        return desync_share_condition(value)
+    if condition in ('Fixed-Feat.', 'Rand-Feat.'):
+        return nested_feature_condition(value, per_window=condition == 'Rand-Feat.')
     return concentrated_condition(condition.lower(), check_knob('width', value, 0, 1))
 
 # %% ../nbs/02_sampling.ipynb #eb444cee
-PAPER_SEVERITY = {'Desync': 0.43, 'Fixed-Feat.': 6.7, 'Rand-Feat.': 9.4,  # knob values calibrated on the paper's ERM alone
-                  'First': 0.33, 'Last': 0.34, 'Mid': 0.23}  # (nbs/18_paper_severity.ipynb): share, skew, width
-PAPER_SEVERITY_NAMES = {c: f'{c}-P' for c in PAPER_SEVERITY}  # condition -> its name at the paper's severity
-for _c, _v in PAPER_SEVERITY.items(): register_condition(PAPER_SEVERITY_NAMES[_c])(knob_condition(_c, _v))
-PAPER_SEVERITY_CONDITIONS = ['Random', 'Regular'] + list(PAPER_SEVERITY_NAMES.values())  # harc_ps's test conditions, paper order
+PAPER_SEVERITY = {
+    'Desync': 0.43,
+    'Fixed-Feat.': 6.7,
+    'Rand-Feat.': 9.4,  # knob values calibrated on the paper's ERM alone
+    'First': 0.33,
+    'Last': 0.34,
+    'Mid': 0.23,
+}  # (nbs/18_paper_severity.ipynb): share, skew, width
+PAPER_SEVERITY_NAMES = {
+    c: f'{c}-P' for c in PAPER_SEVERITY
+}  # condition -> its name at the paper's severity
+for _c, _v in PAPER_SEVERITY.items():
+    register_condition(PAPER_SEVERITY_NAMES[_c])(knob_condition(_c, _v))
+PAPER_SEVERITY_CONDITIONS = ['Random', 'Regular'] + list(
+    PAPER_SEVERITY_NAMES.values()
+)  # harc_ps's test conditions, paper order
 
 # %% ../nbs/02_sampling.ipynb #17ebb742
-HARC_CONDITIONS = ['Random', 'Regular', 'Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid']  # paper order; Random is the source
+HARC_CONDITIONS = [
+    'Random',
+    'Regular',
+    'Desync',
+    'Fixed-Feat.',
+    'Rand-Feat.',
+    'First',
+    'Last',
+    'Mid',
+]  # paper order; Random is the source
 CONDITIONS.freeze()  # every condition above is built in
 
-def check_budget(m: torch.Tensor,  # masks [n,L,D]
-                 steps: int,  # budget steps per channel
-                 name: str = 'mask'  # what to call the masks in errors
-                ) -> torch.Tensor:
-    "Raise unless `m` is a float32 binary [n,L,D] mask with exactly `steps*D` observed cells per window; return it."
-    if m.ndim != 3: raise ValueError(f"{name}: masks must be [n,L,D], got shape {tuple(m.shape)}")
-    if m.dtype != torch.float32: raise ValueError(f"{name}: masks must be float32, got {m.dtype}")
-    if not ((m == 0) | (m == 1)).all(): raise ValueError(f"{name}: masks must be binary")
+
+def check_budget(
+    m: torch.Tensor,  # masks [n,L,D]
+    steps: int,  # budget steps per channel
+    name: str = 'mask',  # what to call the masks in errors
+) -> torch.Tensor:
+    "`m` if it is a float32 binary [n,L,D] mask with `steps*D` cells per window; else ValueError."
+    if m.ndim != 3:
+        raise ValueError(f"{name}: masks must be [n,L,D], got shape {tuple(m.shape)}")
+    if m.dtype != torch.float32:
+        raise ValueError(f"{name}: masks must be float32, got {m.dtype}")
+    if not ((m == 0) | (m == 1)).all():
+        raise ValueError(f"{name}: masks must be binary")
     cells = observed_cells(m)
     bad = (cells != steps * m.shape[-1]).nonzero()
-    if len(bad): raise ValueError(f"{name}: window {bad[0].item()} observes {cells[bad[0]].item()} cells, "
-                                  f"budget is {steps}*{m.shape[-1]}={steps * m.shape[-1]}")
+    if len(bad):
+        raise ValueError(
+            f"{name}: window {bad[0].item()} observes {cells[bad[0]].item()} cells, "
+            f"budget is {steps}*{m.shape[-1]}={steps * m.shape[-1]}"
+        )
     return m
 
 # %% ../nbs/02_sampling.ipynb #221ca863
-def check_condition(name,  # a sampling condition's name
-                    what: str = 'condition'  # what the name was given as, in the error (e.g. 'train_condition')
-                   ) -> str:
+def check_condition(
+    name,  # a sampling condition's name
+    what: str = 'condition',  # what the name was given as, in the error (e.g. 'train_condition')
+) -> str:
     "`name` when it is a registered condition; ConfigError listing the valid names otherwise."
     if CONDITIONS.get(name, None) is None:
-        raise ConfigError(f"unknown {what} {name!r}; valid: {', '.join(CONDITIONS)} (your own: register_condition in a plugin)")
+        raise ConfigError(
+            f"unknown {what} {name!r}; valid: {', '.join(CONDITIONS)} "
+            "(your own: register_condition in a plugin)"
+        )
     return name
 
 # %% ../nbs/02_sampling.ipynb #69859545
-def condition_masks(name: str,  # condition name, a key of `CONDITIONS`
-                    n: int,  # windows
-                    L: int = 128,  # time steps per window
-                    D: int = 6,  # channels
-                    rate: float = 0.2,  # observation budget: floor(L*rate) steps per channel
-                    seed: int = 0  # fixes the draw
-                   ) -> torch.Tensor:
-    "Masks [n,L,D] (float32, CPU) of `n` windows under condition `name`, exactly `floor(L*rate)*D` cells each."
+def condition_masks(
+    name: str,  # condition name, a key of `CONDITIONS`
+    n: int,  # windows
+    L: int = 128,  # time steps per window
+    D: int = 6,  # channels
+    rate: float = 0.2,  # observation budget: floor(L*rate) steps per channel
+    seed: int = 0,  # fixes the draw
+) -> torch.Tensor:
+    "Masks [n,L,D] (float32, CPU) of `n` windows under `name`, `floor(L*rate)*D` cells each."
     check_condition(name)
-    if n < 1: raise ValueError(f"need at least one window, got n={n}")
-    if D < 1: raise ValueError(f"need at least one channel, got D={D}")
+    if n < 1:
+        raise ValueError(f"need at least one window, got n={n}")
+    if D < 1:
+        raise ValueError(f"need at least one channel, got D={D}")
     steps = budget_steps(L, rate)
     g = torch.Generator().manual_seed(derive_seed(seed, 'condition', name))
     m = CONDITIONS[name](n, L, D, steps, g)
-    if tuple(m.shape) != (n, L, D): raise ValueError(f"{name}: expected masks of shape {(n, L, D)}, got {tuple(m.shape)}")
+    if tuple(m.shape) != (n, L, D):
+        raise ValueError(f"{name}: expected masks of shape {(n, L, D)}, got {tuple(m.shape)}")
     return check_budget(m, steps, name)
+
+# %% ../nbs/02_sampling.ipynb #9eb7b0a2
+def condition_masks_within(
+    name: str,  # condition name, a key of `CONDITIONS`
+    observed: torch.Tensor,  # what each window observes [n,L,D] in {0,1}
+    rate: float = 0.2,  # budget: floor(L_i*rate) steps per channel of window i
+    seed: int = 0,  # fixes the draw
+) -> torch.Tensor:
+    "Masks [n,L,D] of `name` drawn on each window's observed steps, kept where it observes."
+    if observed.ndim != 3:
+        raise ValueError(f"observed must be [n,L,D], got shape {tuple(observed.shape)}")
+    n, L, D = observed.shape
+    if bool((observed == 1).all()):
+        return condition_masks(name, n, L, D, rate, seed)
+    steps = observed_steps(observed)
+    lengths = steps.sum(1)
+    if bool((lengths == 0).any()):
+        raise ValueError(
+            f"window {int((lengths == 0).nonzero()[0])} observes nothing: drop it before sampling"
+        )
+    out = torch.zeros(n, L, D)
+    for length in lengths.unique().tolist():
+        rows = (lengths == length).nonzero().squeeze(1)
+        try:
+            m = condition_masks(
+                name, len(rows), length, D, rate, derive_seed(seed, 'observed', length)
+            )
+        except ValueError as e:
+            raise ValueError(f"windows observing {length} steps: {e}") from None
+        where = (
+            steps[rows].nonzero()[:, 1].view(len(rows), length)
+        )  # each window's observed steps, in order
+        out[rows.unsqueeze(1), where] = m
+    return out * observed
 
 # %% ../nbs/02_sampling.ipynb #dee28f87
 _REGION_OF = {'First': 'first', 'Last': 'last', 'Mid': 'mid'}
 
+
 def _grid(k, ncols, panel_size):
     import matplotlib.pyplot as plt
-    ncols = min(ncols, k); nrows = math.ceil(k / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows), squeeze=False,
-                             sharex=True, sharey=True, layout='constrained')
-    for ax in axes.flat[k:]: ax.set_visible(False)
+
+    ncols = min(ncols, k)
+    nrows = math.ceil(k / ncols)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+        layout='constrained',
+    )
+    for ax in axes.flat[k:]:
+        ax.set_visible(False)
     return fig, axes.ravel()[:k]
 
-def plot_condition_masks(v,  # values of one window [L,D]
-                         masks: dict,  # condition name -> mask [L,D] of that window
-                         channel_names=None,  # D channel labels
-                         ncols: int = 4,  # panels per row
-                         cmap: str = 'RdBu_r',  # diverging colour map for the (standardized) values
-                         vlim: float | None = None,  # colour range +-vlim; default: the largest |value|
-                         panel_size: tuple = (3.2, 1.5),  # inches per panel
-                         title: str | None = None  # e.g. the window's activity
-                        ):
+
+def plot_condition_masks(
+    v,  # values of one window [L,D]
+    masks: dict,  # condition name -> mask [L,D] of that window
+    channel_names=None,  # D channel labels
+    ncols: int = 4,  # panels per row
+    cmap: str = 'RdBu_r',  # diverging colour map for the (standardized) values
+    vlim: float | None = None,  # colour range +-vlim; default: the largest |value|
+    panel_size: tuple = (3.2, 1.5),  # inches per panel
+    title: str | None = None,  # e.g. the window's activity
+):
     "Heat maps of one window observed under each condition; returns the matplotlib figure."
     v = torch.as_tensor(v, dtype=torch.float32)
     L, D = v.shape
@@ -359,95 +529,137 @@ def plot_condition_masks(v,  # values of one window [L,D]
     for ax, (name, m) in zip(axes, masks.items()):
         m = torch.as_tensor(m)
         shown = torch.where(m > 0, v, torch.tensor(float('nan'))).T.numpy()
-        im = ax.imshow(shown, aspect='auto', interpolation='nearest', cmap=cmap, vmin=-vlim, vmax=vlim)
-        ax.set_facecolor('0.82')  # unobserved cells grey, so an observed value near 0 (white) is not mistaken for them
+        im = ax.imshow(
+            shown, aspect='auto', interpolation='nearest', cmap=cmap, vmin=-vlim, vmax=vlim
+        )
+        ax.set_facecolor(
+            '0.82'
+        )  # unobserved cells grey, so an observed value near 0 (white) is not mistaken for them
         ax.set_title(f"{name} ({int(m.sum())} obs.)", fontsize=9)
-        ax.set_yticks(range(D), channel_names if channel_names is not None else [f'ch{d}' for d in range(D)], fontsize=9)
+        ax.set_yticks(
+            range(D),
+            channel_names if channel_names is not None else [f'ch{d}' for d in range(D)],
+            fontsize=9,
+        )
         ax.tick_params(axis='x', labelsize=9)
     fig.supxlabel('time step (grey: unobserved)', fontsize=10)
-    if title: fig.suptitle(title, fontsize=11)
-    fig.colorbar(im, ax=list(axes), shrink=.8, label='standardized value')
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.colorbar(im, ax=list(axes), shrink=0.8, label='standardized value')
     return fig
 
 # %% ../nbs/02_sampling.ipynb #b4f2af94
-def plot_harc_construction(masks: dict | None = None,  # condition name -> mask [L,D]; None draws one window each
-                           conditions=None,  # conditions to draw when `masks` is None; default HARC_CONDITIONS
-                           L: int = 128,  # time steps per window
-                           D: int = 6,  # channels
-                           rate: float = 0.2,  # observation budget
-                           seed: int = 0,  # fixes the drawn windows
-                           channel_names=None,  # D channel labels
-                           source: str = 'Random',  # condition marked as the source
-                           ncols: int = 4,  # panels per row
-                           panel_size: tuple = (3.2, 1.3)  # inches per panel
-                          ):
-    "Schematic of the HAR-C conditions: observed (step, channel) cells of one window each; returns the figure."
+def plot_harc_construction(
+    masks: dict | None = None,  # condition name -> mask [L,D]; None draws one window each
+    conditions=None,  # conditions to draw when `masks` is None; default HARC_CONDITIONS
+    L: int = 128,  # time steps per window
+    D: int = 6,  # channels
+    rate: float = 0.2,  # observation budget
+    seed: int = 0,  # fixes the drawn windows
+    channel_names=None,  # D channel labels
+    source: str = 'Random',  # condition marked as the source
+    ncols: int = 4,  # panels per row
+    panel_size: tuple = (3.2, 1.3),  # inches per panel
+):
+    "Schematic of the HAR-C conditions: observed (step, channel) cells of one window each."
     import matplotlib.pyplot as plt
+
     if masks is None:
-        masks = {c: condition_masks(c, 1, L, D, rate, seed)[0] for c in (conditions or HARC_CONDITIONS)}
+        masks = {
+            c: condition_masks(c, 1, L, D, rate, seed)[0] for c in (conditions or HARC_CONDITIONS)
+        }
     L, D = torch.as_tensor(next(iter(masks.values()))).shape
-    palette = plt.colormaps['tab10'].colors[:D] if D <= 10 else plt.colormaps['viridis'](np.linspace(0, 1, D))[:, :3]
+    palette = (
+        plt.colormaps['tab10'].colors[:D]
+        if D <= 10
+        else plt.colormaps['viridis'](np.linspace(0, 1, D))[:, :3]
+    )
     colours = torch.tensor(np.asarray(palette), dtype=torch.float32)  # [D,3]
     fig, axes = _grid(len(masks), ncols, panel_size)
     for ax, (name, m) in zip(axes, masks.items()):
         m = torch.as_tensor(m, dtype=torch.float32).T  # [D,L]
-        rgba = torch.cat([colours.unsqueeze(1).expand(D, L, 3), m.unsqueeze(-1)], -1)  # transparent where unobserved
+        rgba = torch.cat(
+            [colours.unsqueeze(1).expand(D, L, 3), m.unsqueeze(-1)], -1
+        )  # transparent where unobserved
         ax.imshow(rgba.numpy(), aspect='auto', interpolation='nearest', zorder=1)
         if name in _REGION_OF:  # shade the region the condition concentrates on
             a, b = concentration_region(_REGION_OF[name], L)
-            ax.axvspan(a - .5, b - .5, color='0.88', zorder=0)
-        for d in range(1, D): ax.axhline(d - .5, color='0.8', lw=.5, zorder=2)
-        ax.set_title(f"{name} (source)" if name == source else name, fontsize=9, fontweight='bold' if name == source else None)
-        ax.set_yticks(range(D), channel_names if channel_names is not None else [f'ch{d}' for d in range(D)], fontsize=9)
+            ax.axvspan(a - 0.5, b - 0.5, color='0.88', zorder=0)
+        for d in range(1, D):
+            ax.axhline(d - 0.5, color='0.8', lw=0.5, zorder=2)
+        ax.set_title(
+            f"{name} (source)" if name == source else name,
+            fontsize=9,
+            fontweight='bold' if name == source else None,
+        )
+        ax.set_yticks(
+            range(D),
+            channel_names if channel_names is not None else [f'ch{d}' for d in range(D)],
+            fontsize=9,
+        )
         ax.tick_params(axis='x', labelsize=9)
     steps = int(torch.as_tensor(next(iter(masks.values()))).sum()) // D
     fig.supxlabel('time step', fontsize=10)
-    fig.suptitle(f"{steps} of {L} steps x {D} channels = {steps * D} observed cells in every condition", fontsize=10)
+    fig.suptitle(
+        f"{steps} of {L} steps x {D} channels = {steps * D} observed cells in every condition",
+        fontsize=10,
+    )
     return fig
 
 # %% ../nbs/02_sampling.ipynb #cf30b96b
-def severity_masks(name: str,  # target condition
-                   n: int,  # windows
-                   fraction: float,  # share of windows under the target condition, in [0, 1]
-                   L: int = 128,  # time steps per window
-                   D: int = 6,  # channels
-                   rate: float = 0.2,  # observation budget
-                   seed: int = 0,  # fixes the target masks and which windows shift
-                   source_seed: int | None = None  # fixes the Random masks (default `seed`): pass a run's own test-mask seeds to reuse its masks
-                  ) -> tuple:
-    "(masks [n,L,D], shifted [n] bool): `round(fraction*n)` windows under `name`, the rest under Random."
-    if not 0 <= fraction <= 1: raise ValueError(f"fraction of shifted windows must be in [0, 1], got {fraction}")
+def severity_masks(
+    name: str,  # target condition
+    n: int,  # windows
+    fraction: float,  # share of windows under the target condition, in [0, 1]
+    L: int = 128,  # time steps per window
+    D: int = 6,  # channels
+    rate: float = 0.2,  # observation budget
+    seed: int = 0,  # fixes the target masks and which windows shift
+    source_seed: int
+    | None = None,  # fixes the Random masks (default `seed`); a run's test-mask seed reuses them
+) -> tuple:
+    "(masks [n,L,D], shifted [n] bool): `round(fraction*n)` windows under `name`, others Random."
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"fraction of shifted windows must be in [0, 1], got {fraction}")
     target = condition_masks(name, n, L, D, rate, seed)
     source = condition_masks('Random', n, L, D, rate, seed if source_seed is None else source_seed)
-    order = torch.randperm(n, generator=torch.Generator().manual_seed(derive_seed(seed, 'severity')))
+    order = torch.randperm(
+        n, generator=torch.Generator().manual_seed(derive_seed(seed, 'severity'))
+    )
     shifted = torch.zeros(n, dtype=torch.bool)
-    shifted[order[:round(fraction * n)]] = True
+    shifted[order[: round(fraction * n)]] = True
     return torch.where(shifted[:, None, None], target, source), shifted
 
 # %% ../nbs/02_sampling.ipynb #dbcf77f5
-def pattern_starts(n_patterns: int = 6,  # distinct patterns
-                   L: int = 128,  # window length
-                   width: float = REGION_WIDTH  # region width as a share of L
-                  ) -> torch.Tensor:
+def pattern_starts(
+    n_patterns: int = 6,  # distinct patterns
+    L: int = 128,  # window length
+    width: float = REGION_WIDTH,  # region width as a share of L
+) -> torch.Tensor:
     "First step of each pattern's region, long [n_patterns], evenly from 0 to `L - width*L`."
     w = round(width * L)
     return (torch.arange(n_patterns) * (L - w) / max(n_patterns - 1, 1)).round().long()
 
 # %% ../nbs/02_sampling.ipynb #12fa7295
-def pattern_masks(pattern_ids,  # pattern per window, LongTensor [n] in [0, n_patterns)
-                  L: int = 128,  # time steps per window
-                  D: int = 6,  # channels
-                  rate: float = 0.2,  # observation budget
-                  seed: int = 0,  # fixes the draw
-                  n_patterns: int = 6,  # distinct patterns
-                  concentration: float = CONCENTRATION,  # share of steps inside the pattern's region
-                  width: float = REGION_WIDTH  # region width as a share of L
-                 ) -> torch.Tensor:
-    "Masks [n,L,D] under the class-linked sampling patterns P_0..P_{n_patterns-1}, same budget as HAR-C."
+def pattern_masks(
+    pattern_ids,  # pattern per window, LongTensor [n] in [0, n_patterns)
+    L: int = 128,  # time steps per window
+    D: int = 6,  # channels
+    rate: float = 0.2,  # observation budget
+    seed: int = 0,  # fixes the draw
+    n_patterns: int = 6,  # distinct patterns
+    concentration: float = CONCENTRATION,  # share of steps inside the pattern's region
+    width: float = REGION_WIDTH,  # region width as a share of L
+) -> torch.Tensor:
+    "Masks [n,L,D] under the class-linked patterns P_0..P_{n_patterns-1}, same budget as HAR-C."
     pattern_ids = torch.as_tensor(pattern_ids, dtype=torch.long)
-    if pattern_ids.ndim != 1 or len(pattern_ids) < 1: raise ValueError("pattern_ids must be a non-empty 1-d tensor")
+    if pattern_ids.ndim != 1 or len(pattern_ids) < 1:
+        raise ValueError("pattern_ids must be a non-empty 1-d tensor")
     if pattern_ids.min() < 0 or pattern_ids.max() >= n_patterns:
-        raise ValueError(f"pattern ids must lie in [0, {n_patterns}), got {pattern_ids.min().item()}..{pattern_ids.max().item()}")
+        raise ValueError(
+            f"pattern ids must lie in [0, {n_patterns}), "
+            f"got {pattern_ids.min().item()}..{pattern_ids.max().item()}"
+        )
     steps = budget_steps(L, rate)
     start = pattern_starts(n_patterns, L, width)[pattern_ids]
     g = torch.Generator().manual_seed(derive_seed(seed, 'patterns'))
@@ -457,22 +669,32 @@ def pattern_masks(pattern_ids,  # pattern per window, LongTensor [n] in [0, n_pa
 # %% ../nbs/02_sampling.ipynb #30765f32
 SHORTCUT_MODES = ('train', 'aligned', 'neutral', 'conflicting')
 
-def shortcut_assignment(y,  # labels, LongTensor [n] in [0, n_classes)
-                        rho: float = 1 / 6,  # 'train': probability that the pattern equals the label
-                        mode: str = 'train',  # 'train', 'aligned', 'neutral' or 'conflicting'
-                        seed: int = 0,  # fixes the draw
-                        n_classes: int = 6  # classes = patterns
-                       ) -> torch.Tensor:
+
+def shortcut_assignment(
+    y,  # labels, LongTensor [n] in [0, n_classes)
+    rho: float = 1 / 6,  # 'train': probability that the pattern equals the label
+    mode: str = 'train',  # 'train', 'aligned', 'neutral' or 'conflicting'
+    seed: int = 0,  # fixes the draw
+    n_classes: int = 6,  # classes = patterns
+) -> torch.Tensor:
     "Pattern id per window, long [n], linked to the labels `y` as `mode` says."
     y = torch.as_tensor(y, dtype=torch.long)
-    if mode not in SHORTCUT_MODES: raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(SHORTCUT_MODES)}")
-    if not 0 <= rho <= 1: raise ValueError(f"rho must be in [0, 1], got {rho}")
-    if len(y) and (y.min() < 0 or y.max() >= n_classes): raise ValueError(f"labels must lie in [0, {n_classes})")
+    if mode not in SHORTCUT_MODES:
+        raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(SHORTCUT_MODES)}")
+    if not 0 <= rho <= 1:
+        raise ValueError(f"rho must be in [0, 1], got {rho}")
+    if len(y) and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"labels must lie in [0, {n_classes})")
     g = torch.Generator().manual_seed(derive_seed(seed, 'shortcut', mode))
-    other = (y + torch.randint(1, n_classes, y.shape, generator=g)) % n_classes  # uniform over classes != y
-    if mode == 'aligned': return y.clone()
-    if mode == 'conflicting': return other
-    if mode == 'neutral': return torch.randint(0, n_classes, y.shape, generator=g)
+    other = (
+        y + torch.randint(1, n_classes, y.shape, generator=g)
+    ) % n_classes  # uniform over classes != y
+    if mode == 'aligned':
+        return y.clone()
+    if mode == 'conflicting':
+        return other
+    if mode == 'neutral':
+        return torch.randint(0, n_classes, y.shape, generator=g)
     return torch.where(torch.rand(y.shape, generator=g) < rho, y, other)
 
 # %% ../nbs/02_sampling.ipynb #7f56bb84
@@ -483,24 +705,29 @@ def empirical_rho(y, pattern) -> float:
 # %% ../nbs/02_sampling.ipynb #b4a32f57
 def _long(*xs):
     xs = [torch.as_tensor(x).long().flatten() for x in xs]
-    if len({len(x) for x in xs}) != 1: raise ValueError(f"lengths differ: {[len(x) for x in xs]}")
+    if len({len(x) for x in xs}) != 1:
+        raise ValueError(f"lengths differ: {[len(x) for x in xs]}")
     return xs
 
-def mask_following_rate(pred,  # predicted classes [n]
-                        y,  # labels [n]
-                        pattern  # pattern ids [n] (pattern c belongs to class c)
-                       ) -> float:
-    "Share of conflicting windows (pattern != y) predicted as their pattern's class; nan when none conflict."
+
+def mask_following_rate(
+    pred,  # predicted classes [n]
+    y,  # labels [n]
+    pattern,  # pattern ids [n] (pattern c belongs to class c)
+) -> float:
+    "Share of conflicting windows (pattern != y) predicted as their pattern's class; nan if none."
     pred, y, pattern = _long(pred, y, pattern)
     conflicting = pattern != y
-    if not conflicting.any(): return float('nan')
+    if not conflicting.any():
+        return float('nan')
     return (pred[conflicting] == pattern[conflicting]).float().mean().item()
 
 # %% ../nbs/02_sampling.ipynb #0c5e56c9
-def group_accuracies(pred,  # predicted classes [n]
-                     y,  # labels [n]
-                     pattern  # pattern ids [n]
-                    ) -> dict:
+def group_accuracies(
+    pred,  # predicted classes [n]
+    y,  # labels [n]
+    pattern,  # pattern ids [n]
+) -> dict:
     "Accuracy of every (class, pattern) group present: {(class, pattern): accuracy}."
     pred, y, pattern = _long(pred, y, pattern)
     P = int(pattern.max()) + 1 if len(pattern) else 1
@@ -510,25 +737,33 @@ def group_accuracies(pred,  # predicted classes [n]
     return {(g // P, g % P): (correct[g] / size[g]).item() for g in size.nonzero()[:, 0].tolist()}
 
 # %% ../nbs/02_sampling.ipynb #2e12252f
-def worst_group_accuracy(pred,  # predicted classes [n]
-                         y,  # labels [n]
-                         pattern  # pattern ids [n]
-                        ) -> float:
+def worst_group_accuracy(
+    pred,  # predicted classes [n]
+    y,  # labels [n]
+    pattern,  # pattern ids [n]
+) -> float:
     "Smallest accuracy over the (class, pattern) groups present."
     acc = group_accuracies(pred, y, pattern)
-    if not acc: raise ValueError("no windows: worst-group accuracy is undefined")
+    if not acc:
+        raise ValueError("no windows: worst-group accuracy is undefined")
     return min(acc.values())
 
 # %% ../nbs/02_sampling.ipynb #39cb5831
-def environment_ids(domains,  # domain (volunteer) id per window, [n]
-                    n_envs: int,  # environments to form
-                    seed: int = 0  # fixes which volunteer goes where
-                   ) -> torch.Tensor:
-    "Environment id per window, long [n]: volunteers shuffled by `seed` and dealt round-robin to `n_envs` groups."
+def environment_ids(
+    domains,  # domain (volunteer) id per window, [n]
+    n_envs: int,  # environments to form
+    seed: int = 0,  # fixes which volunteer goes where
+) -> torch.Tensor:
+    "Environment id per window, long [n]: volunteers shuffled by `seed`, dealt to `n_envs` groups."
     domains = torch.as_tensor(domains, dtype=torch.long)
     vols = domains.unique()
-    if not 1 <= n_envs <= len(vols): raise ValueError(f"n_envs must be in [1, {len(vols)}] (the number of domains), got {n_envs}")
-    order = torch.randperm(len(vols), generator=torch.Generator().manual_seed(derive_seed(seed, 'environments')))
+    if not 1 <= n_envs <= len(vols):
+        raise ValueError(
+            f"n_envs must be in [1, {len(vols)}] (the number of domains), got {n_envs}"
+        )
+    order = torch.randperm(
+        len(vols), generator=torch.Generator().manual_seed(derive_seed(seed, 'environments'))
+    )
     env_of = torch.empty(len(vols), dtype=torch.long)
     env_of[order] = torch.arange(len(vols)) % n_envs
     return env_of[torch.searchsorted(vols, domains)]
@@ -539,15 +774,19 @@ def _capped_count(p, r, size):
     size = torch.as_tensor(size, dtype=torch.float32, device=p.device)
     return torch.minimum(torch.round(p * size), torch.floor(r * size + 1e-6)).long()
 
-def augment_mask(m: torch.Tensor,  # masks [..., L, D]
-                 r_t: float,  # largest share of time steps to hide, in [0, 1]
-                 r_f: float,  # largest share of features to hide, in [0, 1]
-                 g: torch.Generator | None = None,  # generator on m's device (None: torch's global one)
-                 among_observed: bool = False  # p_t is a share of the observed steps instead of all L
-                ) -> torch.Tensor:
-    "T(r_t, r_f): hide a U(0,r_t) share of time steps and a U(0,r_f) share of features per window; same shape as `m`."
-    if not (0 <= r_t <= 1 and 0 <= r_f <= 1): raise ValueError(f"r_t and r_f must be in [0, 1], got ({r_t}, {r_f})")
-    if m.ndim < 2: raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
+
+def augment_mask(
+    m: torch.Tensor,  # masks [..., L, D]
+    r_t: float,  # largest share of time steps to hide, in [0, 1]
+    r_f: float,  # largest share of features to hide, in [0, 1]
+    g: torch.Generator | None = None,  # generator on m's device (None: torch's global one)
+    among_observed: bool = False,  # p_t is a share of the observed steps instead of all L
+) -> torch.Tensor:
+    "T(r_t, r_f): hide a U(0,r_t) share of time steps and a U(0,r_f) share of features per window."
+    if not (0 <= r_t <= 1 and 0 <= r_f <= 1):
+        raise ValueError(f"r_t and r_f must be in [0, 1], got ({r_t}, {r_f})")
+    if m.ndim < 2:
+        raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
     *lead, L, D = m.shape
     mm, dev = m.reshape(-1, L, D), m.device
     B = mm.shape[0]
@@ -557,27 +796,35 @@ def augment_mask(m: torch.Tensor,  # masks [..., L, D]
     if among_observed:
         obs = mm.amax(-1) > 0
         k_t = _capped_count(p[:, 0] * r_t, r_t, obs.sum(-1).float())
-        key_t = key_t + 2. * ~obs  # observed steps rank first, so only they can be hidden
+        key_t = key_t + 2.0 * ~obs  # observed steps rank first, so only they can be hidden
     else:
         k_t = _capped_count(p[:, 0] * r_t, r_t, float(L))
     k_f = _capped_count(p[:, 1] * r_f, r_f, float(D))
-    hide = (_ranks(key_t) < k_t[:, None]).unsqueeze(-1) | (_ranks(key_f) < k_f[:, None]).unsqueeze(1)
+    hide = (_ranks(key_t) < k_t[:, None]).unsqueeze(-1) | (_ranks(key_f) < k_f[:, None]).unsqueeze(
+        1
+    )
     return (mm * ~hide).reshape(m.shape)
 
 # %% ../nbs/02_sampling.ipynb #2de1562f
-def span_mask(m: torch.Tensor,  # masks [..., L, D]
-              r_s: float,  # largest share of the window to hide as one contiguous stretch, in [0, 1]
-              g: torch.Generator | None = None  # generator on m's device (None: torch's global one)
-             ) -> torch.Tensor:
-    "Hide one run of round(U(0,r_s)*L) consecutive time steps (all features) per window, its start uniform; same shape as `m`."
-    if not 0 <= r_s <= 1: raise ValueError(f"r_s must be in [0, 1], got {r_s}")
-    if m.ndim < 2: raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
-    if r_s == 0: return m
+def span_mask(
+    m: torch.Tensor,  # masks [..., L, D]
+    r_s: float,  # largest share of the window to hide as one contiguous stretch, in [0, 1]
+    g: torch.Generator | None = None,  # generator on m's device (None: torch's global one)
+) -> torch.Tensor:
+    "Hide one run of round(U(0,r_s)*L) consecutive steps (all features) per window, start uniform."
+    if not 0 <= r_s <= 1:
+        raise ValueError(f"r_s must be in [0, 1], got {r_s}")
+    if m.ndim < 2:
+        raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
+    if r_s == 0:
+        return m
     *lead, L, D = m.shape
     mm, dev = m.reshape(-1, L, D), m.device
     p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
     width = _capped_count(p[:, 0] * r_s, r_s, float(L))
-    start = (p[:, 1] * (L - width + 1)).floor().long()  # uniform over the L - width + 1 positions where the run fits
+    start = (
+        (p[:, 1] * (L - width + 1)).floor().long()
+    )  # uniform over the L - width + 1 positions where the run fits
     step = torch.arange(L, device=dev)
     hide = (step >= start[:, None]) & (step < (start + width)[:, None])
     return (mm * ~hide.unsqueeze(-1)).reshape(m.shape)
