@@ -11,9 +11,10 @@ import torch.nn.functional as F
 
 from .core import derive_seed
 from .algorithms import Algorithm, register_algorithm
-from .sampling import check_condition, condition_masks, severity_masks
+from .sampling import check_condition, severity_masks
 from .engine import predict, percent_correct
 from .config import make_config, task_of, check_real
+from .harc import observe_tests
 from .experiment import condition_test_set
 from .analysis import SEVERITY_DESIGN
 
@@ -100,8 +101,10 @@ def score_model(model: nn.Module,  # trained; forward(v, m, t) -> logits [B, C]
     mask_seed = lambda c: derive_seed(seed, 'masks', 'test', c)  # the masks a run of this seed is tested on
     scored = ModuleAlgorithm(n_features=D, seq_len=L, n_classes=int(x.y.max()) + 1, model=model)
     acc = lambda m: percent_correct(predict(scored, x.with_mask(m), batch_size), x.y)
-    out = dict(metrics={c: acc(condition_masks(c, n, L, D, cfg['rate'], mask_seed(c))) for c in conditions}, severity={})
+    tests = observe_tests(x, conditions, cfg['rate'], seed)  # the masks a run of this seed is tested on
+    out = dict(metrics={c: acc(t.m) for c, t in tests.items()}, severity={})
     for c in (c for c in conditions if c != 'Random' and fractions):
-        out['severity'][c] = {f'{f:g}': acc(severity_masks(c, n, f, L, D, cfg['rate'], seed=mask_seed(c), source_seed=mask_seed('Random'))[0])
+        out['severity'][c] = {f'{f:g}': acc(severity_masks(c, n, f, L, D, cfg['rate'], seed=mask_seed(c),
+                                                           source_seed=mask_seed('Random'), observed=x.m)[0])
                               for f in fractions}
     return out

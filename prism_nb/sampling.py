@@ -617,12 +617,15 @@ def severity_masks(
     seed: int = 0,  # fixes the target masks and which windows shift
     source_seed: int
     | None = None,  # fixes the Random masks (default `seed`); a run's test-mask seed reuses them
+    observed: torch.Tensor | None = None,  # what each window observes [n,L,D]; None: every cell
 ) -> tuple:
     "(masks [n,L,D], shifted [n] bool): `round(fraction*n)` windows under `name`, others Random."
     if not 0 <= fraction <= 1:
         raise ValueError(f"fraction of shifted windows must be in [0, 1], got {fraction}")
-    target = condition_masks(name, n, L, D, rate, seed)
-    source = condition_masks('Random', n, L, D, rate, seed if source_seed is None else source_seed)
+    observed = torch.ones(n, L, D) if observed is None else observed
+    target = condition_masks_within(name, observed, rate, seed)
+    source_seed = seed if source_seed is None else source_seed
+    source = condition_masks_within('Random', observed, rate, source_seed)
     order = torch.randperm(
         n, generator=torch.Generator().manual_seed(derive_seed(seed, 'severity'))
     )

@@ -1,9 +1,10 @@
-"""One registry and one task route (issue 35): a user's backbone from a plugin file trains with PRISM and
-ERM through `run()` and with PRISM through papermill, its records named after it; the built-in names
-(ERM, Random, harc, cnn) cannot be claimed by a plugin and a user's name registered twice needs
-replace=True; a small custom Task from a plugin gives one config id per request through `run()`,
-`papermill nbs/run_harc.ipynb -p dataset ...` and a 2-config sweep."""
-import json, subprocess, sys
+"""One registry and one task route (issue 35): a user's backbone from a plugin package (Mean-max of
+examples/prism_nb_example) trains with PRISM and ERM through `run()` and with PRISM through
+papermill, its records named after it; the built-in names (ERM, Random, harc, cnn) cannot be claimed
+by a plugin and a user's name registered twice needs replace=True; the package's small Task (synth)
+gives one config id per request through `run()`, `papermill nbs/run_harc.ipynb -p dataset ...` and a
+2-config sweep."""
+import json, os, subprocess, sys
 from pathlib import Path
 import pytest
 
@@ -15,73 +16,23 @@ from prism_nb.experiment import run
 from prism_nb.sweep import sweep_configs, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
-
-PLUGIN = '''"A user's backbone and a small task of waves, registered when imported."
-import torch
-import torch.nn as nn
-from prism_nb.core import ISMTS, derive_seed
-from prism_nb.backbones import register_backbone
-from prism_nb.engine import predict, percent_correct
-from prism_nb.config import Task, TaskData, register_task, check_real, check_int
-from prism_nb.harc import observe
-
-class MeanMax(nn.Module):
-    "Per channel, the mean and the largest of the observed values, through one linear layer."
-    def __init__(self, n_features, seq_len, out_dim=16):
-        super().__init__()
-        self.out_dim, self.lin = out_dim, nn.Linear(2 * n_features, out_dim)
-    def forward(self, v, m, t):
-        mean = v.sum(1) / m.sum(1).clamp(min=1)
-        top = v.masked_fill(m == 0, -1e4).amax(1) * (m.sum(1) > 0)
-        return torch.relu(self.lin(torch.cat([mean, top], -1)))
-
-register_backbone('meanmax', MeanMax, display='Mean-max')
-
-def waves(domain, n, seed):
-    "n fully observed windows of 24 steps, 2 channels: class k has k+1 cycles, noisier with the domain."
-    g = torch.Generator().manual_seed(derive_seed(seed, 'waves', domain))
-    y = torch.arange(n) % 3
-    t = torch.linspace(0, 1, 24).expand(n, 24).contiguous()
-    phase = 6.28 * torch.rand(n, 1, 2, generator=g)
-    v = torch.sin(2 * torch.pi * (y[:, None, None] + 1) * t[..., None] + phase)
-    v = v + .1 * (domain + 1) * torch.randn(n, 24, 2, generator=g)
-    return ISMTS(v, torch.ones_like(v), t, y.long(), torch.full((n,), domain, dtype=torch.long))
-
-def check_waves(cfg):
-    cfg['rate'] = check_real('rate', cfg['rate'], 0, 1, lo_open=True)
-    cfg['n'] = check_int('n', cfg['n'], 8)
-
-def load_waves(cfg):
-    s, r, n = cfg['seed'], cfg['rate'], cfg['n']
-    train, val, test = ISMTS.cat([waves(0, n, s), waves(1, n, s)]), waves(0, n // 2, s + 1), waves(2, n, s)
-    return TaskData(train=observe(train, 'Random', r, derive_seed(s, 'train')),
-                    val=observe(val, 'Random', r, derive_seed(s, 'val')),
-                    tests={c: observe(test, c, r, derive_seed(s, 'test', c)) for c in ('Random', 'First')},
-                    info=dict(n_classes=3, n_domains=2, n_features=2, seq_len=24))
-
-def evaluate_waves(algo, data, cfg):
-    return dict(metrics={c: percent_correct(predict(algo, x).cpu(), x.y) for c, x in data.tests.items()})
-
-register_task(Task(name='waves', display='Waves', defaults=dict(rate=0.5, n=32), check=check_waves,
-                   load=load_waves, evaluate=evaluate_waves, conditions=('Random', 'First'),
-                   record_stem=lambda cfg: ((), f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}")))
-'''
+EXAMPLE = ROOT / 'examples' / 'prism_nb_example'  # the example package, put on the path
+PLUGIN = 'prism_nb_example'  # the plugin as runs and records name it: its module
 
 TINY = dict(max_windows=64, epochs=1)
 
 def python_env() -> dict:
-    "The environment of a child process: this checkout ahead of whatever else is installed."
-    import os
-    path = os.pathsep.join([str(ROOT), os.environ.get('PYTHONPATH', '')]).rstrip(os.pathsep)
-    return {**os.environ, 'PYTHONPATH': path}
+    "The environment of a child process: the example package and this checkout ahead of the rest."
+    path = os.pathsep.join([str(EXAMPLE), str(ROOT), os.environ.get('PYTHONPATH', '')])
+    return {**os.environ, 'PYTHONPATH': path.rstrip(os.pathsep)}
 
 @pytest.fixture(scope='module')
-def plugin(tmp_path_factory) -> str:
-    "The plugin file, outside the repository, imported into this process."
-    path = tmp_path_factory.mktemp('outside') / 'waves_plugin.py'
-    path.write_text(PLUGIN)
-    load_plugins([str(path.resolve())])
-    return str(path.resolve())
+def plugin() -> str:
+    "The example package, imported into this process (once: a later import finds it)."
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(EXAMPLE))
+        load_plugins([PLUGIN])
+    return PLUGIN
 
 def papermill(out: Path, *params) -> subprocess.CompletedProcess:
     "Run nbs/run_harc.ipynb with papermill from the repository root."
@@ -137,16 +88,20 @@ def test_a_user_backbone_registered_twice_needs_replace(plugin):
     with pytest.raises(ValueError, match="unknown backbone 'nonet'; valid backbones: cnn, cnn_m"):
         make_config(backbone='nonet')
 
-def test_a_custom_task_gives_one_config_id_by_run_papermill_and_sweep(plugin, tmp_path):
-    request = dict(dataset='waves', method='erm', epochs=1)
+def test_a_custom_task_gives_one_config_id_by_run_papermill_and_sweep(plugin, tmp_path,
+                                                                     monkeypatch):
+    # the sweep's workers import the package too
+    monkeypatch.setenv('PYTHONPATH', python_env()['PYTHONPATH'])
+    request = dict(dataset='synth', method='erm', epochs=1, n_per_domain=32)
     want = config_id(make_config(**request))
-    assert make_config(**request)['rate'] == 0.5  # the task's own default
+    assert make_config(**request)['rate'] == 0.3  # the task's own default
     rec = run(request, results_dir=tmp_path / 'run', plugins=[plugin], progress=False)
     done = papermill(tmp_path, '-p', 'plugins', plugin, '-p', 'results_dir', str(tmp_path / 'papermill'),
                      *[x for k, v in request.items() for x in ('-p', k, str(v))])
     assert done.returncode == 0, done.stderr[-3000:]
-    (by_papermill,) = (tmp_path / 'papermill' / 'waves').glob('*.json')
-    cfgs = sweep_configs(['erm'], seeds=[0, 1], plugins=[plugin], dataset='waves', epochs=1)
+    (by_papermill,) = (tmp_path / 'papermill' / 'synth').glob('*.json')
+    cfgs = sweep_configs(['erm'], seeds=[0, 1], plugins=[plugin], dataset='synth', epochs=1,
+                         n_per_domain=32)
     summary = run_sweep(cfgs, plugins=[plugin], results_dir=tmp_path / 'sweep', out_dir=tmp_path / 'runs',
                         progress=False)
     assert summary['failed'] == [] and len(summary['done']) == 2, summary
@@ -158,5 +113,6 @@ def test_a_custom_task_gives_one_config_id_by_run_papermill_and_sweep(plugin, tm
     assert config_id(cfgs[1]) != want  # the second seed is another config
 
 def test_a_key_the_task_does_not_declare_is_refused(plugin, tmp_path):
-    done = papermill(tmp_path, '-p', 'plugins', plugin, '-p', 'dataset', 'waves', '-p', 'source', 'uci')
+    done = papermill(tmp_path, '-p', 'plugins', plugin, '-p', 'dataset', 'synth',
+                     '-p', 'source', 'uci')
     assert done.returncode != 0 and "unknown parameter(s) ['source']" in done.stderr, done.stderr[-2000:]
