@@ -22,89 +22,166 @@ from .analysis import SEVERITY_DESIGN
 __all__ = ['check_logits', 'ModuleAlgorithm', 'register_model', 'score_model']
 
 # %% ../nbs/17_build_on_it.ipynb #1f228180
-def check_logits(logits,  # what the model's forward(v, m, t) returned
-                 n: int,  # windows in the batch
-                 n_classes: int | None = None,  # classes of the task (None: not checked)
-                 name: str = 'model'  # the model, in error messages
-                ) -> torch.Tensor:
-    "`logits` when they are a float tensor [n, C] with C >= n_classes; an error saying what `forward(v, m, t)` must return otherwise."
-    what = f"{name}(v, m, t) must return class logits [B, C] (nbs/17_build_on_it.ipynb, 'Your own model')"
-    if not torch.is_tensor(logits): raise TypeError(f"{what}, got {type(logits).__name__}")
-    if logits.ndim != 2 or logits.shape[0] != n: raise ValueError(f"{what}, B={n} here; got shape {tuple(logits.shape)}")
-    if not logits.is_floating_point(): raise TypeError(f"{what} as floats, got {logits.dtype}")
+def check_logits(
+    logits,  # what the model's forward(v, m, t) returned
+    n: int,  # windows in the batch
+    n_classes: int | None = None,  # classes of the task (None: not checked)
+    name: str = 'model',  # the model, in error messages
+) -> torch.Tensor:
+    "`logits` if a float tensor [n, C] with C >= n_classes; else an error saying what is expected."
+    what = (f"{name}(v, m, t) must return class logits [B, C] "
+            "(nbs/17_build_on_it.ipynb, 'Your own model')")
+    if not torch.is_tensor(logits):
+        raise TypeError(f"{what}, got {type(logits).__name__}")
+    if logits.ndim != 2 or logits.shape[0] != n:
+        raise ValueError(f"{what}, B={n} here; got shape {tuple(logits.shape)}")
+    if not logits.is_floating_point():
+        raise TypeError(f"{what} as floats, got {logits.dtype}")
     if n_classes is not None and logits.shape[1] < n_classes:
-        raise ValueError(f"{what}: it returns {logits.shape[1]} logits per window, but the task has {n_classes} classes")
+        raise ValueError(
+            f"{what}: it returns {logits.shape[1]} logits per window, "
+            f"but the task has {n_classes} classes"
+        )
     return logits
 
 # %% ../nbs/17_build_on_it.ipynb #8441f159
 class ModuleAlgorithm(Algorithm):
-    "An `Algorithm` around a plain module `forward(v, m, t) -> logits [B, C]`, trained with cross-entropy."
+    "An `Algorithm` around a module `forward(v, m, t) -> logits [B, C]`, trained by cross-entropy."
+
     group, needs_domains = 'reference', False
 
-    def __init__(self, n_features: int, seq_len: int, n_classes: int, n_domains: int = 1, backbone: str = 'cnn',
-                 hparams: dict | None = None,
-                 model: nn.Module | None = None):  # your module; None: `self.build_model()`
+    def __init__(
+        self,
+        n_features: int,
+        seq_len: int,
+        n_classes: int,
+        n_domains: int = 1,
+        backbone: str = 'cnn',
+        hparams: dict | None = None,
+        model: nn.Module | None = None,
+    ):  # your module; None: `self.build_model()`
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         self.model = model if model is not None else self.build_model()
         if not isinstance(self.model, nn.Module):
-            raise TypeError(f"ModuleAlgorithm needs a torch.nn.Module whose forward(v, m, t) returns logits [B, C]; got {type(self.model).__name__}")
+            raise TypeError(
+                "ModuleAlgorithm needs a torch.nn.Module whose forward(v, m, t) returns "
+                f"logits [B, C]; got {type(self.model).__name__}"
+            )
         self.optimizer = None
 
     def build_model(self) -> nn.Module:
-        "The module to train when none is given: define it in a subclass (sizes in `self.n_features`, `self.seq_len`, `self.n_classes`)."
-        raise NotImplementedError(f"{type(self).__name__}: pass model=, or define build_model() in a subclass "
-                                  "(register_model does; see nbs/17_build_on_it.ipynb)")
+        "The module to train when none is given: a subclass defines it (sizes: `self.seq_len`...)."
+        raise NotImplementedError(
+            f"{type(self).__name__}: pass model=, or define build_model() in a subclass "
+            "(register_model does; see nbs/17_build_on_it.ipynb)"
+        )
 
-    def predict(self, v, m, t): return check_logits(self.model(v, m, t), len(v), self.n_classes, type(self.model).__name__)
+    def predict(self, v, m, t):
+        return check_logits(self.model(v, m, t), len(v), self.n_classes, type(self.model).__name__)
 
     def update(self, batch):
-        if self.optimizer is None: self.optimizer = self.make_optimizer()
+        if self.optimizer is None:
+            self.optimizer = self.make_optimizer()
         loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t), batch.y)
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
         return {'loss': loss.detach()}
 
 # %% ../nbs/17_build_on_it.ipynb #6a0901e4
-def register_model(name: str,  # the method's name in tables; configs use its lower case
-                   group: str = 'reference'  # its place in tables, as `Algorithm.group`
-                  ):
-    "Class decorator: register an `nn.Module` class `cls(n_features, seq_len, n_classes)` as method `name`, trained by `ModuleAlgorithm`."
+def register_model(
+    name: str,  # the method's name in tables; configs use its lower case
+    group: str = 'reference',  # its place in tables, as `Algorithm.group`
+):
+    "Class decorator: `cls(n_features, seq_len, n_classes)` as method `name`, by `ModuleAlgorithm`."
+
     def deco(cls):
         if not (isinstance(cls, type) and issubclass(cls, nn.Module)):
-            raise TypeError(f"register_model({name!r}) decorates a torch.nn.Module class, got {cls!r}")
-        def build_model(self): return cls(self.n_features, self.seq_len, self.n_classes)
-        algo = type(name, (ModuleAlgorithm,), dict(build_model=build_model, group=group, needs_domains=False, __module__=cls.__module__,
-                                                   __doc__=f"{cls.__name__} (your model) trained with cross-entropy."))
+            raise TypeError(
+                f"register_model({name!r}) decorates a torch.nn.Module class, got {cls!r}"
+            )
+
+        def build_model(self):
+            return cls(self.n_features, self.seq_len, self.n_classes)
+
+        algo = type(
+            name,
+            (ModuleAlgorithm,),
+            dict(
+                build_model=build_model,
+                group=group,
+                needs_domains=False,
+                __module__=cls.__module__,
+                __doc__=f"{cls.__name__} (your model) trained with cross-entropy.",
+            ),
+        )
         register_algorithm(name)(algo)
         return cls
+
     return deco
 
 # %% ../nbs/17_build_on_it.ipynb #4b22932e
-def score_model(model: nn.Module,  # trained; forward(v, m, t) -> logits [B, C]
-                conditions: list | None = None,  # sampling condition names; None: the task's (HAR-C: its eight)
-                rate: float | None = None,  # observation budget; None: the task's default (HAR-C 0.2)
-                seed: int = 0,  # the run seed whose test windows and masks are used
-                severities: tuple = tuple(SEVERITY_DESIGN['fractions']),  # fractions of shifted test windows; () for none
-                dataset: str = 'harc',  # a registered task
-                batch_size: int = 1024,  # windows per forward pass
-                **data) -> dict:
-    "Accuracy (%) per condition and per (condition, severity) of a trained module: {'metrics': {c: acc}, 'severity': {c: {fraction: acc}}}; `data`: the task's keys fixing its test windows (HAR-C: `max_windows`)."
+def score_model(
+    model: nn.Module,  # trained; forward(v, m, t) -> logits [B, C]
+    conditions: list | None = None,  # sampling condition names; None: the task's (HAR-C: its eight)
+    rate: float | None = None,  # observation budget; None: the task's default (HAR-C 0.2)
+    seed: int = 0,  # the run seed whose test windows and masks are used
+    severities: tuple | None = None,  # shifted shares of the test windows; None: SEVERITY_DESIGN's
+    dataset: str = 'harc',  # a registered task
+    batch_size: int = 1024,  # windows per forward pass
+    **data,  # the task's keys fixing its test windows (HAR-C: `max_windows`)
+) -> dict:
+    "A module's accuracy (%): {'metrics': {condition: acc}, 'severity': {c: {fraction: acc}}}."
     if not isinstance(model, nn.Module):
-        raise TypeError(f"score_model needs a torch.nn.Module whose forward(v, m, t) returns logits [B, C]; got {type(model).__name__}")
-    cfg = make_config(**({} if dataset == 'harc' else {'dataset': dataset}), seed=seed, **data, **({} if rate is None else {'rate': rate}))
+        raise TypeError(
+            "score_model needs a torch.nn.Module whose forward(v, m, t) returns logits [B, C]; "
+            f"got {type(model).__name__}"
+        )
+    cfg = make_config(
+        **({} if dataset == 'harc' else {'dataset': dataset}),
+        seed=seed,
+        **data,
+        **({} if rate is None else {'rate': rate}),
+    )
     task = task_of(cfg)
     conditions = list(task.conditions if conditions is None else conditions)
-    if not conditions: raise ValueError(f"no conditions to score on: task {task.name} lists none (Task.conditions), so pass conditions=[...]")
-    for c in conditions: check_condition(c)
+    if not conditions:
+        raise ValueError(
+            f"no conditions to score on: task {task.name} lists none (Task.conditions), "
+            "so pass conditions=[...]"
+        )
+    for c in conditions:
+        check_condition(c)
+    severities = SEVERITY_DESIGN['fractions'] if severities is None else severities
     fractions = [check_real('fraction', f, 0, 1) for f in severities]
-    if task.test_windows is None or 'rate' not in cfg: condition_test_set(cfg, conditions[0])  # raises, saying what the task lacks
-    x = task.test_windows(cfg); n, L, D = x.shape
-    mask_seed = lambda c: derive_seed(seed, 'masks', 'test', c)  # the masks a run of this seed is tested on
+    if task.test_windows is None or 'rate' not in cfg:
+        condition_test_set(cfg, conditions[0])  # raises, saying what the task lacks
+    x = task.test_windows(cfg)
+    n, L, D = x.shape
+    mask_seed = lambda c: derive_seed(
+        seed, 'masks', 'test', c
+    )  # the masks a run of this seed is tested on
     scored = ModuleAlgorithm(n_features=D, seq_len=L, n_classes=int(x.y.max()) + 1, model=model)
     acc = lambda m: percent_correct(predict(scored, x.with_mask(m), batch_size), x.y)
-    tests = observe_tests(x, conditions, cfg['rate'], seed)  # the masks a run of this seed is tested on
+    tests = observe_tests(
+        x, conditions, cfg['rate'], seed
+    )  # the masks a run of this seed is tested on
     out = dict(metrics={c: acc(t.m) for c, t in tests.items()}, severity={})
     for c in (c for c in conditions if c != 'Random' and fractions):
-        out['severity'][c] = {f'{f:g}': acc(severity_masks(c, n, f, L, D, cfg['rate'], seed=mask_seed(c),
-                                                           source_seed=mask_seed('Random'), observed=x.m)[0])
-                              for f in fractions}
+        out['severity'][c] = {
+            f'{f:g}': acc(
+                severity_masks(
+                    c,
+                    n,
+                    f,
+                    L,
+                    D,
+                    cfg['rate'],
+                    seed=mask_seed(c),
+                    source_seed=mask_seed('Random'),
+                    observed=x.m,
+                )[0]
+            )
+            for f in fractions
+        }
     return out

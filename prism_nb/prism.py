@@ -30,9 +30,8 @@ PRISM_VARIANTS = {
     'avg': dict(aggregate='mean'),  # average instead of worst-view loss
     'no_lfeat_no_views': dict(pretrain_feat=False, views=False),
     'no_lsamp_no_views': dict(pretrain_samp=False, views=False),
-    'span': dict(
-        r_s=0.4
-    ),  # beyond the paper: views with a contiguous gap too (r_s chosen on source validation)
+    # beyond the paper: views with a contiguous gap too (r_s chosen on source validation)
+    'span': dict(r_s=0.4),
 }
 
 # %% ../nbs/05_prism.ipynb #68a3215d
