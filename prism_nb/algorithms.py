@@ -29,6 +29,7 @@ __all__ = ['ALGORITHMS', 'BUILTIN_ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Alg
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
     "Base class: a classifier over ISMTS batches with its own training step."
+
     display = None  # name in the paper's tables
     group = 'dg'  # table order: 'reference', 'dg', 'ts_dg', 'proposed'
     needs_domains = True  # needs source-domain labels
@@ -36,44 +37,64 @@ class Algorithm(nn.Module):
     default_pretrain_epochs = 0  # label-free pretraining epochs (0: none)
     task_hparams: dict = {}  # task or task family -> hyperparameter defaults for it
 
-    def __init__(self, n_features: int,  # D, features per step
-                 seq_len: int,  # L, steps per window
-                 n_classes: int,  # C
-                 n_domains: int,  # number of source domains (domain ids lie in [0, n_domains))
-                 backbone: str = 'cnn',  # encoder name, see `prism_nb.backbones.BACKBONES`
-                 hparams: dict | None = None):  # overrides of `defaults()`
+    def __init__(
+        self,
+        n_features: int,  # D, features per step
+        seq_len: int,  # L, steps per window
+        n_classes: int,  # C
+        n_domains: int,  # number of source domains (domain ids lie in [0, n_domains))
+        backbone: str = 'cnn',  # encoder name, see `prism_nb.backbones.BACKBONES`
+        hparams: dict | None = None,  # overrides of `defaults()`
+    ):
         super().__init__()
-        self.n_features, self.seq_len, self.n_classes, self.n_domains, self.backbone = n_features, seq_len, n_classes, n_domains, backbone
+        self.n_features, self.seq_len, self.n_classes, self.n_domains, self.backbone = (
+            n_features,
+            seq_len,
+            n_classes,
+            n_domains,
+            backbone,
+        )
         defaults = self.defaults()
         unknown = set(hparams or {}) - set(defaults)
-        if unknown: raise ValueError(f"unknown hyperparameters for {type(self).__name__}: {sorted(unknown)}; valid: {sorted(defaults)}")
+        if unknown:
+            raise ValueError(
+                f"unknown hyperparameters for {type(self).__name__}: {sorted(unknown)}; valid: "
+                f"{sorted(defaults)}"
+            )
         self.hparams = {**defaults, **(hparams or {})}
 
-    def forward(self, v, m, t): return self.predict(v, m, t)
+    def forward(self, v, m, t):
+        return self.predict(v, m, t)
 
 # %% ../nbs/04_algorithms.ipynb #a7775dd9
 @patch(cls_method=True)
 def defaults(cls: Algorithm) -> dict:
     "Default hyperparameters."
-    return dict(lr=1e-3, weight_decay=0.)
+    return dict(lr=1e-3, weight_decay=0.0)
+
 
 @patch(cls_method=True)
 def hparam_space(cls: Algorithm) -> dict:
-    "Valid values of each hyperparameter beside its default: (lo, hi) for a number, a set for a choice (as DomainBed's registry gives a range)."
-    return dict(lr=(1e-8, 10.), weight_decay=(0., 1.))
+    "Valid values per hyperparameter: (lo, hi) for a number, a set for a choice (as DomainBed's)."
+    return dict(lr=(1e-8, 10.0), weight_decay=(0.0, 1.0))
 
 # %% ../nbs/04_algorithms.ipynb #975d46af
 @patch
 def make_optimizer(self: Algorithm, params=None, **kw):
-    "Adam over `params` (default: all parameters) with the configured lr and weight decay (`kw` go to Adam)."
-    return torch.optim.Adam(self.parameters() if params is None else params, lr=self.hparams['lr'],
-                            weight_decay=self.hparams['weight_decay'], **kw)
+    "Adam over `params` (default: all) with the configured lr and weight decay (`kw` go to Adam)."
+    return torch.optim.Adam(
+        self.parameters() if params is None else params,
+        lr=self.hparams['lr'],
+        weight_decay=self.hparams['weight_decay'],
+        **kw,
+    )
 
 # %% ../nbs/04_algorithms.ipynb #4e2e8ae1
 @patch
 def update(self: Algorithm, batch: ISMTS) -> dict:
-    "One training step on `batch`; returns the losses (0-d tensors, kept on the device until the epoch ends)."
+    "One training step on `batch`; returns the losses (0-d tensors, on the device till epoch end)."
     raise NotImplementedError
+
 
 @patch
 def predict(self: Algorithm, v, m, t) -> torch.Tensor:
@@ -93,67 +114,111 @@ def for_inference(self: Algorithm):
     return self
 
 # %% ../nbs/04_algorithms.ipynb #6248174e
-ALGORITHMS = Registry('method', key=str.lower)  # lower-case name -> Algorithm class (see `Registry`, 00_core)
-BUILTIN_ALGORITHMS: set = ALGORITHMS.builtin  # the package's own methods (PRISM too): no plugin replaces them
+ALGORITHMS = Registry(
+    'method', key=str.lower
+)  # lower-case name -> Algorithm class (see `Registry`, 00_core)
+BUILTIN_ALGORITHMS: set = (
+    ALGORITHMS.builtin
+)  # the package's own methods (PRISM too): no plugin replaces them
 
 # %% ../nbs/04_algorithms.ipynb #d332def8
-def register_algorithm(name: str,  # the name tables show; configs use its lower case
-                       replace: bool = False  # replace a method of your own registered before under this name
-                      ):
-    "Class decorator adding an `Algorithm` to `ALGORITHMS` under `name` (lower case); see `claim_name`."
+def register_algorithm(
+    name: str,  # the name tables show; configs use its lower case
+    replace: bool = False,  # replace a method of your own registered before under this name
+):
+    "Class decorator adding an `Algorithm` to `ALGORITHMS` as `name` (lower case); see `claim_name`"
+
     def _reg(cls):
-        display = cls.__dict__.get('display') or name  # a subclass does not inherit its parent's name
-        # the registering module claims the name: a plugin registering the package's class is no built-in,
+        display = (
+            cls.__dict__.get('display') or name
+        )  # a subclass does not inherit its parent's name
+        # the registering module claims the name: a plugin registering the package's class
+        # is no built-in,
         # and `register_model` (in the package) registers for the module defining the user's class
         caller = sys._getframe(1).f_globals.get('__name__', '')
         own = caller == 'prism_nb' or caller.startswith('prism_nb.')
-        ALGORITHMS.register(name, cls, replace, display=display, module=cls.__module__ if own else caller)
+        ALGORITHMS.register(
+            name, cls, replace, display=display, module=cls.__module__ if own else caller
+        )
         cls.display = display
-        for attr in ('group', 'needs_domains'):  # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
-            if attr not in cls.__dict__: setattr(cls, attr, getattr(Algorithm, attr))
+        # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
+        for attr in ('group', 'needs_domains'):
+            if attr not in cls.__dict__:
+                setattr(cls, attr, getattr(Algorithm, attr))
         return cls
+
     return _reg
 
 # %% ../nbs/04_algorithms.ipynb #87f17ac0
 def algorithm_class(name: str):
-    "The `Algorithm` class registered as `name` (`ALGORITHMS[name]`); a clear error lists the valid names."
+    "The `Algorithm` class registered as `name` (`ALGORITHMS[name]`); errors list the valid names."
     return ALGORITHMS[name]
 
 # %% ../nbs/04_algorithms.ipynb #adbcb52c
 GROUP_ORDER = ('reference', 'dg', 'ts_dg', 'proposed')
 
 # %% ../nbs/04_algorithms.ipynb #34f19fe5
-def method_names(single_source: bool = False  # only methods that run with one source domain
-                ) -> list:
-    "Registered method names in the paper's table order: ERM, the generic DG baselines, the time-series ones, PRISM."
+def method_names(
+    single_source: bool = False,  # only methods that run with one source domain
+) -> list:
+    "Registered method names in the paper's order: ERM, generic DG, time-series baselines, PRISM."
     names = [n for n, c in ALGORITHMS.items() if not (single_source and c.needs_domains)]
     return sorted(names, key=lambda n: (GROUP_ORDER.index(ALGORITHMS[n].group), n))
 
 # %% ../nbs/04_algorithms.ipynb #587fde9a
-def check_hparams(name: str,  # a registered method
-                  hparams: dict,  # user overrides
-                  reserved=('seed', 'variant', 'lr')  # set by the run itself, not through hparams
-                 ) -> dict:
-    "Check override names, types and ranges against the method's defaults and `hparam_space`; return them (ints accepted for floats)."
+def check_hparams(
+    name: str,  # a registered method
+    hparams: dict,  # user overrides
+    reserved=('seed', 'variant', 'lr'),  # set by the run itself, not through hparams
+) -> dict:
+    "Check override names, types and ranges against defaults and `hparam_space`; return them."
     cls = algorithm_class(name)
-    if not isinstance(hparams, dict): raise TypeError(f"hparams must be a dict, got {type(hparams).__name__}: {hparams!r}")
+    if not isinstance(hparams, dict):
+        raise TypeError(f"hparams must be a dict, got {type(hparams).__name__}: {hparams!r}")
     defaults, space = cls.defaults(), cls.hparam_space()
     for k, v in hparams.items():
-        if k in reserved and k in defaults: raise ValueError(f"hparams: {k!r} is set by the run's own `{k}` parameter, not through hparams")
-        if k not in defaults: raise ValueError(f"unknown hyperparameter {k!r} for {cls.display}; valid: {sorted(set(defaults) - set(reserved))}")
+        if k in reserved and k in defaults:
+            raise ValueError(
+                f"hparams: {k!r} is set by the run's own `{k}` parameter, not through hparams"
+            )
+        if k not in defaults:
+            raise ValueError(
+                f"unknown hyperparameter {k!r} for {cls.display}; valid: "
+                f"{sorted(set(defaults) - set(reserved))}"
+            )
         ref = defaults[k]
         number = isinstance(v, (int, float)) and not isinstance(v, bool)
-        ok = (isinstance(v, bool) if isinstance(ref, bool) else
-              isinstance(v, int) and not isinstance(v, bool) if isinstance(ref, int) else
-              number if isinstance(ref, float) else
-              v is None or number if ref is None else
-              isinstance(v, type(ref)))
-        if not ok: raise TypeError(f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its default {ref!r}, got {type(v).__name__} {v!r}")
+        ok = (
+            isinstance(v, bool)
+            if isinstance(ref, bool)
+            else isinstance(v, int) and not isinstance(v, bool)
+            if isinstance(ref, int)
+            else number
+            if isinstance(ref, float)
+            else v is None or number
+            if ref is None
+            else isinstance(v, type(ref))
+        )
+        if not ok:
+            raise TypeError(
+                f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its "
+                f"default {ref!r}, got {type(v).__name__} {v!r}"
+            )
         allowed = space.get(k)
-        if isinstance(allowed, tuple) and v is not None and not (math.isfinite(v) and allowed[0] <= v <= allowed[1]):
-            raise ValueError(f"hyperparameter {k!r} of {cls.display} must be in [{allowed[0]}, {allowed[1]}], got {v!r}")
+        if (
+            isinstance(allowed, tuple)
+            and v is not None
+            and not (math.isfinite(v) and allowed[0] <= v <= allowed[1])
+        ):
+            raise ValueError(
+                f"hyperparameter {k!r} of {cls.display} must be in [{allowed[0]}, {allowed[1]}], "
+                f"got {v!r}"
+            )
         if isinstance(allowed, (set, frozenset)) and v not in allowed:
-            raise ValueError(f"hyperparameter {k!r} of {cls.display} must be one of {sorted(allowed, key=str)}, got {v!r}")
+            raise ValueError(
+                f"hyperparameter {k!r} of {cls.display} must be one of {sorted(allowed, key=str)}, "
+                f"got {v!r}"
+            )
     return dict(hparams)
 
 # %% ../nbs/04_algorithms.ipynb #45d59756
@@ -165,7 +230,9 @@ def make_algorithm(name: str, **kwargs) -> Algorithm:
 @register_algorithm('ERM')
 class ERM(Algorithm):
     "Empirical risk minimization: cross-entropy on pooled source data."
+
     group, needs_domains = 'reference', False
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         self.featurizer = self.build_featurizer()
@@ -176,57 +243,76 @@ class ERM(Algorithm):
         "The encoder `x -> z` of this method."
         return make_backbone(self.backbone, self.n_features, self.seq_len)
 
-    def features(self, v, m, t): return self.featurizer(v, m, t)
+    def features(self, v, m, t):
+        return self.featurizer(v, m, t)
 
-    def predict(self, v, m, t): return self.classifier(self.features(v, m, t))
+    def predict(self, v, m, t):
+        return self.classifier(self.features(v, m, t))
 
     def update(self, batch):
         "One cross-entropy step on the pooled batch; returns {'loss': 0-d tensor}."
         loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t), batch.y)
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
         return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #adb8ed98
-def toy_problem(n: int = 96,  # windows
-                L: int = 32, D: int = 3, n_classes: int = 3, n_domains: int = 4,
-                seed: int = 0) -> ISMTS:
+def toy_problem(
+    n: int = 96,  # windows
+    L: int = 32,
+    D: int = 3,
+    n_classes: int = 3,
+    n_domains: int = 4,
+    seed: int = 0,
+) -> ISMTS:
     "A small, learnable ISMTS classification problem with domains, for tests."
     g = torch.Generator().manual_seed(seed)
     y = torch.arange(n) % n_classes
     d = torch.randint(0, n_domains, (n,), generator=g)
     t = torch.linspace(0, 1, L).expand(n, L).contiguous()
     phase = torch.rand(n, 1, D, generator=g) * 6.28
-    v = torch.sin((y[:, None, None] + 1) * 6.28 * t[..., None] + phase) + .1 * torch.randn(n, L, D, generator=g)
-    m = (torch.rand(n, L, D, generator=g) < .5).float()
+    v = torch.sin((y[:, None, None] + 1) * 6.28 * t[..., None] + phase) + 0.1 * torch.randn(
+        n, L, D, generator=g
+    )
+    m = (torch.rand(n, L, D, generator=g) < 0.5).float()
     return ISMTS(v * m, m, t, y.long(), d.long()).validate()
 
 # %% ../nbs/04_algorithms.ipynb #becc37eb
-def domain_groups(d: torch.Tensor  # domain ids [B]
-                 ):
-    "Group a batch by domain: (group index of each window [B], group sizes [G], domain id of each group [G])."
+def domain_groups(
+    d: torch.Tensor,  # domain ids [B]
+):
+    "Group a batch by domain: (group of each window [B], group sizes [G], domain per group [G])."
     ids, inverse, counts = torch.unique(d, return_inverse=True, return_counts=True)
     return inverse, counts, ids
 
 # %% ../nbs/04_algorithms.ipynb #bcccae75
-def group_mean(x: torch.Tensor,  # [B, ...] one value (or tensor) per window
-               inverse: torch.Tensor,  # [B] group index of each window, in [0, n_groups)
-               n_groups: int) -> torch.Tensor:
+def group_mean(
+    x: torch.Tensor,  # [B, ...] one value (or tensor) per window
+    inverse: torch.Tensor,  # [B] group index of each window, in [0, n_groups)
+    n_groups: int,
+) -> torch.Tensor:
     "Mean of `x` over the windows of each group, [n_groups, ...] (0 for an empty group)."
-    sums = torch.zeros((n_groups, *x.shape[1:]), dtype=x.dtype, device=x.device).index_add(0, inverse, x)
+    sums = torch.zeros((n_groups, *x.shape[1:]), dtype=x.dtype, device=x.device).index_add(
+        0, inverse, x
+    )
     counts = torch.bincount(inverse, minlength=n_groups).to(x.dtype)
     return sums / counts.clamp_min(1).view(-1, *[1] * (x.ndim - 1))
 
 # %% ../nbs/04_algorithms.ipynb #0cd4f27f
-def domain_risks(logits: torch.Tensor,  # [B, C]
-                 y: torch.Tensor,  # labels [B]
-                 inverse: torch.Tensor,  # [B] group index of each window (from `domain_groups`)
-                 n_groups: int) -> torch.Tensor:
+def domain_risks(
+    logits: torch.Tensor,  # [B, C]
+    y: torch.Tensor,  # labels [B]
+    inverse: torch.Tensor,  # [B] group index of each window (from `domain_groups`)
+    n_groups: int,
+) -> torch.Tensor:
     "Mean cross-entropy over the windows of each group, [n_groups]."
     return group_mean(F.cross_entropy(logits, y, reduction='none'), inverse, n_groups)
 
 # %% ../nbs/04_algorithms.ipynb #d4d7af58
-def rank_in_group(inverse: torch.Tensor  # [B] group index of each window
-                 ) -> torch.Tensor:
+def rank_in_group(
+    inverse: torch.Tensor,  # [B] group index of each window
+) -> torch.Tensor:
     "Position of each window among the windows of its group, in batch order, [B]."
     order = torch.argsort(inverse, stable=True)
     counts = torch.bincount(inverse)
@@ -236,16 +322,25 @@ def rank_in_group(inverse: torch.Tensor  # [B] group index of each window
     return rank
 
 # %% ../nbs/04_algorithms.ipynb #d7a48043
-def domain_batches(n: int,  # windows in the training set
-                   batch_size: int,  # windows per batch
-                   g: torch.Generator,  # CPU generator fixing the draw
-                   domains: torch.Tensor | None = None,  # domain id of each window [n]; None: a single domain
-                   domains_per_batch: int = 4  # distinct domains in each batch
-                  ) -> list:
-    "About one epoch of index batches, each `domains_per_batch` domains x `batch_size // domains_per_batch` windows, grouped by domain."
-    if batch_size < 1 or domains_per_batch < 1: raise ValueError(f"batch_size and domains_per_batch must be >= 1, got {batch_size}, {domains_per_batch}")
-    domains = torch.zeros(n, dtype=torch.long) if domains is None else torch.as_tensor(domains).cpu().long()
-    if len(domains) != n: raise ValueError(f"domains has {len(domains)} entries for n={n} windows")
+def domain_batches(
+    n: int,  # windows in the training set
+    batch_size: int,  # windows per batch
+    g: torch.Generator,  # CPU generator fixing the draw
+    domains: torch.Tensor | None = None,  # domain id of each window [n]; None: a single domain
+    domains_per_batch: int = 4,  # distinct domains in each batch
+) -> list:
+    "About one epoch of index batches of `domains_per_batch` domains each, grouped by domain."
+    if batch_size < 1 or domains_per_batch < 1:
+        raise ValueError(
+            f"batch_size and domains_per_batch must be >= 1, got {batch_size}, {domains_per_batch}"
+        )
+    domains = (
+        torch.zeros(n, dtype=torch.long)
+        if domains is None
+        else torch.as_tensor(domains).cpu().long()
+    )
+    if len(domains) != n:
+        raise ValueError(f"domains has {len(domains)} entries for n={n} windows")
     ids, inverse, counts = torch.unique(domains, return_inverse=True, return_counts=True)
     k = min(domains_per_batch, len(ids), batch_size)
     per = batch_size // k
@@ -255,15 +350,19 @@ def domain_batches(n: int,  # windows in the training set
     batches = []
     for _ in range(max(n // batch_size, 1)):
         # a small floor keeps every domain drawable once most are used up
-        chosen = torch.multinomial(left.clamp_min(0) + 1e-3, k, replacement=False, generator=g).tolist()
+        chosen = torch.multinomial(
+            left.clamp_min(0) + 1e-3, k, replacement=False, generator=g
+        ).tolist()
         parts = []
         for j in chosen:
             need = per
             while need:
                 if pos[j] == len(streams[j]):
                     streams[j], pos[j] = streams[j][torch.randperm(len(streams[j]), generator=g)], 0
-                chunk = streams[j][pos[j]:pos[j] + need]
-                parts.append(chunk); pos[j] += len(chunk); need -= len(chunk)
+                chunk = streams[j][pos[j] : pos[j] + need]
+                parts.append(chunk)
+                pos[j] += len(chunk)
+                need -= len(chunk)
             left[j] -= per
         batches.append(torch.cat(parts))
     return batches
@@ -271,68 +370,86 @@ def domain_batches(n: int,  # windows in the training set
 # %% ../nbs/04_algorithms.ipynb #57c4a0ab
 class DomainBatches:
     "Mixin: training batches of `domains_per_batch` domains x equal numbers of windows."
+
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'domains_per_batch': 4}
+    def defaults(cls):
+        return {**super().defaults(), 'domains_per_batch': 4}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'domains_per_batch': (1, 4096)}
+    def hparam_space(cls):
+        return {**super().hparam_space(), 'domains_per_batch': (1, 4096)}
 
     def batches(self, n: int, batch_size: int, g: torch.Generator, domains=None) -> list:
         "One epoch of index batches for the engine, from `domain_batches`."
         return domain_batches(n, batch_size, g, domains, self.hparams['domains_per_batch'])
 
 # %% ../nbs/04_algorithms.ipynb #b0982c17
-def check_domains(d: torch.Tensor,  # domain ids [B]
-                  n_domains: int):
+def check_domains(
+    d: torch.Tensor,  # domain ids [B]
+    n_domains: int,
+):
     "Raise a ValueError when a domain id lies outside [0, n_domains)."
     if len(d) and (int(d.min()) < 0 or int(d.max()) >= n_domains):
-        raise ValueError(f"domain ids must lie in [0, {n_domains}), got {int(d.min())}..{int(d.max())}")
+        raise ValueError(
+            f"domain ids must lie in [0, {n_domains}), got {int(d.min())}..{int(d.max())}"
+        )
 
 # %% ../nbs/04_algorithms.ipynb #a7a7c454
 def full_precision(fn):
     "Decorate `fn` to run outside autocast with its floating-point tensor arguments in float32."
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         up = lambda a: a.float() if torch.is_tensor(a) and a.is_floating_point() else a
         with torch.autocast('cpu', enabled=False), torch.autocast('cuda', enabled=False):
             return fn(*map(up, args), **{k: up(v) for k, v in kwargs.items()})
+
     return wrapper
 
 # %% ../nbs/04_algorithms.ipynb #ec8e495b
-def _pairwise_sq_sum(a: torch.Tensor  # [G, ...]
-                    ) -> torch.Tensor:
+def _pairwise_sq_sum(
+    a: torch.Tensor,  # [G, ...]
+) -> torch.Tensor:
     "Sum over pairs i<j of ||a_i - a_j||^2 for a [G, ...]."
     flat = a.flatten(1)
     return len(a) * flat.pow(2).sum() - flat.sum(0).pow(2).sum()
 
 # %% ../nbs/04_algorithms.ipynb #5a6d29a0
 @full_precision
-def coral_penalty(z: torch.Tensor,  # features [B, F]
-                  d: torch.Tensor  # domain ids [B]
-                 ) -> torch.Tensor:
-    "CORAL: mean over domain pairs of mean((mu_i - mu_j)^2) + mean((C_i - C_j)^2) (unbiased covariances)."
+def coral_penalty(
+    z: torch.Tensor,  # features [B, F]
+    d: torch.Tensor,  # domain ids [B]
+) -> torch.Tensor:
+    "CORAL: mean over domain pairs of mean((mu_i - mu_j)^2) + mean((C_i - C_j)^2) (unbiased cov.)"
     inverse, counts, _ = domain_groups(d)
     G, n_feat = len(counts), z.shape[1]
-    if G < 2: return z.new_zeros(())
+    if G < 2:
+        return z.new_zeros(())
     mean = group_mean(z, inverse, G)  # [G,F]
     centered = z - mean[inverse]
     weights = F.one_hot(inverse, G).to(z.dtype).T  # [G,B]
-    cov = torch.einsum('gb,bf,bh->gfh', weights, centered, centered) / (counts - 1).clamp_min(1).to(z.dtype)[:, None, None]
+    cov = (
+        torch.einsum('gb,bf,bh->gfh', weights, centered, centered)
+        / (counts - 1).clamp_min(1).to(z.dtype)[:, None, None]
+    )
     n_pairs = G * (G - 1) / 2
-    return (_pairwise_sq_sum(mean) / n_feat + _pairwise_sq_sum(cov) / n_feat ** 2) / n_pairs
+    return (_pairwise_sq_sum(mean) / n_feat + _pairwise_sq_sum(cov) / n_feat**2) / n_pairs
 
 # %% ../nbs/04_algorithms.ipynb #f6a92cc7
-MMD_GAMMAS = (1e-3, 1e-2, 1e-1, 1., 10., 100., 1e3)
+MMD_GAMMAS = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3)
 
 # %% ../nbs/04_algorithms.ipynb #2a8c6127
 @full_precision
-def mmd_penalty(z: torch.Tensor,  # features [B, F]
-                d: torch.Tensor,  # domain ids [B]
-                gammas=MMD_GAMMAS  # Gaussian kernel bandwidths (on squared distances)
-               ) -> torch.Tensor:
+def mmd_penalty(
+    z: torch.Tensor,  # features [B, F]
+    d: torch.Tensor,  # domain ids [B]
+    gammas=MMD_GAMMAS,  # Gaussian kernel bandwidths (on squared distances)
+) -> torch.Tensor:
     "Mean over domain pairs of the (biased) squared MMD with a multi-bandwidth Gaussian kernel."
     inverse, counts, _ = domain_groups(d)
     G = len(counts)
-    if G < 2: return z.new_zeros(())
+    if G < 2:
+        return z.new_zeros(())
     sq_norm = z.pow(2).sum(1)
     sq_dist = (sq_norm[:, None] + sq_norm[None] - 2 * z @ z.T).clamp_min(1e-30)
     kernel = sum(torch.exp(-g * sq_dist) for g in gammas)
@@ -343,18 +460,20 @@ def mmd_penalty(z: torch.Tensor,  # features [B, F]
     return total / (G * (G - 1) / 2)
 
 # %% ../nbs/04_algorithms.ipynb #5b78cf07
-def irm_scale_grad(logits: torch.Tensor,  # [B, C]
-                   y: torch.Tensor  # labels [B]
-                  ) -> torch.Tensor:
+def irm_scale_grad(
+    logits: torch.Tensor,  # [B, C]
+    y: torch.Tensor,  # labels [B]
+) -> torch.Tensor:
     "Per window, d CE(s * logits, y) / ds at s = 1, [B]."
     return (logits.softmax(-1) * logits).sum(-1) - logits.gather(1, y[:, None]).squeeze(1)
 
 # %% ../nbs/04_algorithms.ipynb #1eb3803b
-def irm_penalty(logits: torch.Tensor,  # [B, C]
-                y: torch.Tensor,  # labels [B]
-                d: torch.Tensor  # domain ids [B]
-               ) -> torch.Tensor:
-    "IRMv1: per domain, mean scale-gradient of its even windows x that of its odd windows; mean over domains."
+def irm_penalty(
+    logits: torch.Tensor,  # [B, C]
+    y: torch.Tensor,  # labels [B]
+    d: torch.Tensor,  # domain ids [B]
+) -> torch.Tensor:
+    "IRMv1: per domain, scale-gradient of its even windows x that of its odd; mean over domains."
     inverse, counts, _ = domain_groups(d)
     G = len(counts)
     half = inverse * 2 + rank_in_group(inverse) % 2  # (domain, parity) cell of each window
@@ -362,28 +481,34 @@ def irm_penalty(logits: torch.Tensor,  # [B, C]
     return (grads[:, 0] * grads[:, 1]).mean()
 
 # %% ../nbs/04_algorithms.ipynb #ba250585
-def vrex_penalty(domain_risks: torch.Tensor  # [G] risk of each domain
-                ) -> torch.Tensor:
+def vrex_penalty(
+    domain_risks: torch.Tensor,  # [G] risk of each domain
+) -> torch.Tensor:
     "V-REx: variance of the domain risks."
     return (domain_risks - domain_risks.mean()).pow(2).mean()
 
 # %% ../nbs/04_algorithms.ipynb #1adfeded
-def ib_penalty(z: torch.Tensor,  # features [B, F]
-               d: torch.Tensor  # domain ids [B]
-              ) -> torch.Tensor:
-    "Information bottleneck: mean over domains (of >= 2 windows) of the mean per-feature variance of z."
+def ib_penalty(
+    z: torch.Tensor,  # features [B, F]
+    d: torch.Tensor,  # domain ids [B]
+) -> torch.Tensor:
+    "Information bottleneck: mean over domains (>= 2 windows) of mean per-feature variance of z."
     inverse, counts, _ = domain_groups(d)
     G = len(counts)
     mean = group_mean(z, inverse, G)
-    sq_dev = torch.zeros(G, dtype=z.dtype, device=z.device).index_add(0, inverse, (z - mean[inverse]).pow(2).mean(1))
+    sq_dev = torch.zeros(G, dtype=z.dtype, device=z.device).index_add(
+        0, inverse, (z - mean[inverse]).pow(2).mean(1)
+    )
     valid = counts >= 2
-    if not valid.any(): return z.new_zeros(())
+    if not valid.any():
+        return z.new_zeros(())
     return (sq_dev[valid] / (counts[valid] - 1).to(z.dtype)).mean()
 
 # %% ../nbs/04_algorithms.ipynb #590ec494
 class PenalizedRisk(DomainBatches, ERM):
     "Mean per-domain cross-entropy plus a weighted penalty, with an optional annealing switch."
-    lambda_key, anneal_key, weight_before_anneal = None, None, 1.
+
+    lambda_key, anneal_key, weight_before_anneal = None, None, 1.0
 
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
@@ -398,7 +523,8 @@ class PenalizedRisk(DomainBatches, ERM):
 def penalty_weight(self: PenalizedRisk) -> float:
     "The penalty's weight at the current step."
     hp = self.hparams
-    if self.anneal_key is None or int(self.update_count) >= hp[self.anneal_key]: return hp[self.lambda_key]
+    if self.anneal_key is None or int(self.update_count) >= hp[self.anneal_key]:
+        return hp[self.lambda_key]
     return self.weight_before_anneal
 
 # %% ../nbs/04_algorithms.ipynb #5416e9b1
@@ -413,7 +539,9 @@ def update(self: PenalizedRisk, batch):
     loss = nll + self.penalty_weight() * penalty
     if self.anneal_key is not None and int(self.update_count) == self.hparams[self.anneal_key]:
         self.optimizer = self.make_optimizer()
-    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    self.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    self.optimizer.step()
     self.update_count += 1
     return {'loss': loss.detach(), 'nll': nll.detach(), 'penalty': penalty.detach()}
 
@@ -421,22 +549,43 @@ def update(self: PenalizedRisk, batch):
 @register_algorithm('IRM')
 class IRM(PenalizedRisk):
     "Invariant risk minimization (IRMv1): per-domain risks plus the dummy-scale gradient penalty."
-    lambda_key, anneal_key, weight_before_anneal = 'irm_lambda', 'irm_penalty_anneal_iters', 1.
+
+    lambda_key, anneal_key, weight_before_anneal = 'irm_lambda', 'irm_penalty_anneal_iters', 1.0
+
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'irm_lambda': 1e2, 'irm_penalty_anneal_iters': 500}
+    def defaults(cls):
+        return {**super().defaults(), 'irm_lambda': 1e2, 'irm_penalty_anneal_iters': 500}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'irm_lambda': (0., 1e6), 'irm_penalty_anneal_iters': (0, 10**7)}
-    def penalty(self, z, logits, batch): return irm_penalty(logits, batch.y, batch.d)
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'irm_lambda': (0.0, 1e6),
+            'irm_penalty_anneal_iters': (0, 10**7),
+        }
+
+    def penalty(self, z, logits, batch):
+        return irm_penalty(logits, batch.y, batch.d)
 
 # %% ../nbs/04_algorithms.ipynb #704e42ec
 @register_algorithm('VREx')
 class VREx(PenalizedRisk):
     "Variance risk extrapolation: per-domain risks plus their variance."
-    lambda_key, anneal_key, weight_before_anneal = 'vrex_lambda', 'vrex_penalty_anneal_iters', 1.
+
+    lambda_key, anneal_key, weight_before_anneal = 'vrex_lambda', 'vrex_penalty_anneal_iters', 1.0
+
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'vrex_lambda': 1e1, 'vrex_penalty_anneal_iters': 500}
+    def defaults(cls):
+        return {**super().defaults(), 'vrex_lambda': 1e1, 'vrex_penalty_anneal_iters': 500}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'vrex_lambda': (0., 1e6), 'vrex_penalty_anneal_iters': (0, 10**7)}
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'vrex_lambda': (0.0, 1e6),
+            'vrex_penalty_anneal_iters': (0, 10**7),
+        }
+
     def penalty(self, z, logits, batch):
         inverse, counts, _ = domain_groups(batch.d)
         return vrex_penalty(domain_risks(logits, batch.y, inverse, len(counts)))
@@ -445,51 +594,75 @@ class VREx(PenalizedRisk):
 @register_algorithm('IB_ERM')
 class IB_ERM(PenalizedRisk):
     "ERM with an information-bottleneck penalty on the per-domain feature variance."
-    lambda_key, anneal_key, weight_before_anneal = 'ib_lambda', 'ib_penalty_anneal_iters', 0.
+
+    lambda_key, anneal_key, weight_before_anneal = 'ib_lambda', 'ib_penalty_anneal_iters', 0.0
+
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'ib_lambda': 1e2, 'ib_penalty_anneal_iters': 500}
+    def defaults(cls):
+        return {**super().defaults(), 'ib_lambda': 1e2, 'ib_penalty_anneal_iters': 500}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'ib_lambda': (0., 1e6), 'ib_penalty_anneal_iters': (0, 10**7)}
-    def penalty(self, z, logits, batch): return ib_penalty(z, batch.d)
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'ib_lambda': (0.0, 1e6),
+            'ib_penalty_anneal_iters': (0, 10**7),
+        }
+
+    def penalty(self, z, logits, batch):
+        return ib_penalty(z, batch.d)
 
 # %% ../nbs/04_algorithms.ipynb #0523673e
 class FeatureMatching(PenalizedRisk):
-    "Per-domain risks plus `kernel(z, d)`, a distance between the domains' feature distributions, weighted by `mmd_gamma`."
+    "Per-domain risks plus `kernel(z, d)`, a distance between domains' features, times `mmd_gamma`."
+
     lambda_key = 'mmd_gamma'
     kernel = None  # (features [B, F], domain ids [B]) -> scalar tensor
+
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'mmd_gamma': 1.}
+    def defaults(cls):
+        return {**super().defaults(), 'mmd_gamma': 1.0}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'mmd_gamma': (1e-8, 1e6)}
-    def penalty(self, z, logits, batch): return self.kernel(z, batch.d)
+    def hparam_space(cls):
+        return {**super().hparam_space(), 'mmd_gamma': (1e-8, 1e6)}
+
+    def penalty(self, z, logits, batch):
+        return self.kernel(z, batch.d)
 
 # %% ../nbs/04_algorithms.ipynb #2d3b1df8
 @register_algorithm('CORAL')
 class CORAL(FeatureMatching):
     "Deep CORAL: per-domain risks plus matching of feature means and covariances across domains."
+
     kernel = staticmethod(coral_penalty)
 
 # %% ../nbs/04_algorithms.ipynb #f449fad9
 @register_algorithm('MMD')
 class MMD(FeatureMatching):
     "MMD-AAE style feature matching: per-domain risks plus the Gaussian-kernel MMD across domains."
+
     kernel = staticmethod(mmd_penalty)
 
 # %% ../nbs/04_algorithms.ipynb #4fb3bf09
 @register_algorithm('GroupDRO')
 class GroupDRO(DomainBatches, ERM):
     "Group DRO over domains: exponentiated-gradient weights on the domain risks."
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
-        self.register_buffer('q', torch.full((n_domains,), 1. / n_domains))
+        self.register_buffer('q', torch.full((n_domains,), 1.0 / n_domains))
 
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'groupdro_eta': 1e-2}
+    def defaults(cls):
+        return {**super().defaults(), 'groupdro_eta': 1e-2}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'groupdro_eta': (0., 10.)}
+    def hparam_space(cls):
+        return {**super().hparam_space(), 'groupdro_eta': (0.0, 10.0)}
 
     def update(self, batch):
-        "One step on the q-weighted domain risks; returns the loss and the worst domain risk (0-d tensors)."
+        "One step on the q-weighted domain risks; returns the loss and the worst domain risk (0-d)."
         check_domains(batch.d, self.n_domains)
         inverse, counts, ids = domain_groups(batch.d)
         risks = domain_risks(self.predict(batch.v, batch.m, batch.t), batch.y, inverse, len(counts))
@@ -498,64 +671,82 @@ class GroupDRO(DomainBatches, ERM):
             self.q /= self.q.sum()
         weights = self.q[ids] / self.q[ids].sum()
         loss = (weights * risks).sum()
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
         return {'loss': loss.detach(), 'worst_risk': risks.max().detach()}
 
 # %% ../nbs/04_algorithms.ipynb #cd5784ec
-def partner_in_domain(inverse: torch.Tensor,  # [B] group index of each window
-                      target: torch.Tensor | None = None  # [G] group whose windows each group is paired with; None: itself
-                     ) -> torch.Tensor:
-    "For each window, a partner window [B]: same rank (cyclically) in the target group, or the next window of its own group."
+def partner_in_domain(
+    inverse: torch.Tensor,  # [B] group index of each window
+    target: torch.Tensor | None = None,  # [G] group whose windows each group pairs with; None: own
+) -> torch.Tensor:
+    "Per window a partner window [B]: same rank (cyclically) in the target group, else the next."
     counts = torch.bincount(inverse)
     starts = torch.cumsum(counts, 0) - counts
     order = torch.argsort(inverse, stable=True)
     rank = rank_in_group(inverse)
     target = torch.arange(len(counts), device=inverse.device) if target is None else target
     goal = target[inverse]
-    rank = torch.where(goal == inverse, rank + 1, rank)  # inside its own group a window pairs with the next one
+    rank = torch.where(
+        goal == inverse, rank + 1, rank
+    )  # inside its own group a window pairs with the next one
     return order[starts[goal] + rank % counts[goal]]
 
 # %% ../nbs/04_algorithms.ipynb #cb0219d1
 @register_algorithm('Mixup')
 class Mixup(DomainBatches, ERM):
     "Inter-domain mixup of values on the dominant window's sampling pattern, with mixed labels."
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         self.rng = np.random.default_rng(derive_seed(self.hparams['seed'], 'mixup'))
 
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'mixup_alpha': .2, 'seed': 0}
+    def defaults(cls):
+        return {**super().defaults(), 'mixup_alpha': 0.2, 'seed': 0}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'mixup_alpha': (1e-6, 100.)}
+    def hparam_space(cls):
+        return {**super().hparam_space(), 'mixup_alpha': (1e-6, 100.0)}
 
     def mix(self, batch: ISMTS):
         "Mixed windows (v, m, t), the two label vectors and the weight `lam` [B] of the first."
         inverse, counts, _ = domain_groups(batch.d)
         G = len(counts)
         cycle = torch.as_tensor(self.rng.permutation(G), device=inverse.device)
-        target = torch.empty_like(cycle); target[cycle] = cycle.roll(-1)
+        target = torch.empty_like(cycle)
+        target[cycle] = cycle.roll(-1)
         partner = partner_in_domain(inverse, target)
         alpha = self.hparams['mixup_alpha']
-        lam = torch.as_tensor(self.rng.beta(alpha, alpha, G), dtype=batch.v.dtype, device=batch.v.device)[inverse]
-        first = (lam >= .5)[:, None]
+        lam = torch.as_tensor(
+            self.rng.beta(alpha, alpha, G), dtype=batch.v.dtype, device=batch.v.device
+        )[inverse]
+        first = (lam >= 0.5)[:, None]
         m = torch.where(first[..., None], batch.m, batch.m[partner])
         t = torch.where(first, batch.t, batch.t[partner])
         v = (lam[:, None, None] * batch.v + (1 - lam[:, None, None]) * batch.v[partner]) * m
         return v, m, t, batch.y, batch.y[partner], lam
 
     def update(self, batch):
-        "One step on the mixed windows with `lam`-weighted cross-entropies; returns {'loss': 0-d tensor}."
+        "One step on the mixed windows, `lam`-weighted cross-entropies; returns {'loss': 0-d}."
         v, m, t, y_a, y_b, lam = self.mix(batch)
         logits = self.predict(v, m, t)
-        loss = (lam * F.cross_entropy(logits, y_a, reduction='none') + (1 - lam) * F.cross_entropy(logits, y_b, reduction='none')).mean()
-        self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+        loss = (
+            lam * F.cross_entropy(logits, y_a, reduction='none')
+            + (1 - lam) * F.cross_entropy(logits, y_b, reduction='none')
+        ).mean()
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
         return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #2b9c6285
-def adam_first_step(grad: torch.Tensor,  # a parameter's gradient
-                    lr: float,  # Adam's learning rate
-                    eps: float = 1e-8  # Adam's epsilon
-                   ) -> torch.Tensor:
+def adam_first_step(
+    grad: torch.Tensor,  # a parameter's gradient
+    lr: float,  # Adam's learning rate
+    eps: float = 1e-8,  # Adam's epsilon
+) -> torch.Tensor:
     "The update a freshly created Adam applies on its first step: lr * g / (|g| + eps)."
     return lr * grad / (grad.abs() + eps)
 
@@ -563,58 +754,79 @@ def adam_first_step(grad: torch.Tensor,  # a parameter's gradient
 @register_algorithm('MLDG')
 class MLDG(DomainBatches, ERM):
     "First-order MLDG: meta-train gradients plus gradients on held-out domains after an inner step."
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         self.rng = np.random.default_rng(derive_seed(self.hparams['seed'], 'mldg'))
         self.last_split = None
 
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'mldg_beta': 1., 'n_meta_test': 2, 'seed': 0}
+    def defaults(cls):
+        return {**super().defaults(), 'mldg_beta': 1.0, 'n_meta_test': 2, 'seed': 0}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'mldg_beta': (0., 100.), 'n_meta_test': (1, 1024)}
+    def hparam_space(cls):
+        return {**super().hparam_space(), 'mldg_beta': (0.0, 100.0), 'n_meta_test': (1, 1024)}
 
     def split_domains(self, n_groups: int) -> list:
         "Random (meta-train group, meta-test group) pairs; the two sets of groups are disjoint."
         perm = self.rng.permutation(n_groups).tolist()
         n_test = min(self.hparams['n_meta_test'], n_groups - 1)
-        meta_train, meta_test = perm[:n_groups - n_test], perm[n_groups - n_test:]
+        meta_train, meta_test = perm[: n_groups - n_test], perm[n_groups - n_test :]
         return [(i, meta_test[k % n_test]) for k, i in enumerate(meta_train)]
 
 # %% ../nbs/04_algorithms.ipynb #6a046ff5
 @patch
 def update(self: MLDG, batch):
-    "One first-order MLDG step (an ERM step for a single-domain batch); returns {'loss': 0-d tensor}, the meta objective."
+    "One first-order MLDG step (ERM for a single-domain batch); returns {'loss': meta objective}."
     inverse, counts, ids = domain_groups(batch.d)
-    if len(counts) < 2: return ERM.update(self, batch)
+    if len(counts) < 2:
+        return ERM.update(self, batch)
     hp, names = self.hparams, [n for n, p in self.named_parameters() if p.requires_grad]
     params = [p for p in self.parameters() if p.requires_grad]
     total = [torch.zeros_like(p) for p in params]
-    pairs, objective = self.split_domains(len(counts)), 0.
+    pairs, objective = self.split_domains(len(counts)), 0.0
     for i, j in pairs:
         xi, xj = batch[inverse == i], batch[inverse == j]
-        n = min(len(xi), len(xj)); xi, xj = xi[:n], xj[:n]
+        n = min(len(xi), len(xj))
+        xi, xj = xi[:n], xj[:n]
         loss_i = F.cross_entropy(self.predict(xi.v, xi.m, xi.t), xi.y)
         g_i = torch.autograd.grad(loss_i, params, allow_unused=True)
         g_i = [torch.zeros_like(p) if g is None else g for p, g in zip(params, g_i)]
-        inner = [(p.detach() - adam_first_step(g + hp['weight_decay'] * p.detach(), hp['lr'])).requires_grad_() for p, g in zip(params, g_i)]
-        buffers = {k: b.clone() for k, b in self.named_buffers()}  # the held-out pass must not move BN statistics
-        loss_j = F.cross_entropy(functional_call(self, {**dict(zip(names, inner)), **buffers}, (xj.v, xj.m, xj.t)), xj.y)
+        inner = [
+            (
+                p.detach() - adam_first_step(g + hp['weight_decay'] * p.detach(), hp['lr'])
+            ).requires_grad_()
+            for p, g in zip(params, g_i)
+        ]
+        buffers = {
+            k: b.clone() for k, b in self.named_buffers()
+        }  # the held-out pass must not move BN statistics
+        loss_j = F.cross_entropy(
+            functional_call(self, {**dict(zip(names, inner)), **buffers}, (xj.v, xj.m, xj.t)), xj.y
+        )
         g_j = torch.autograd.grad(loss_j, inner, allow_unused=True)
         for acc, a, b in zip(total, g_i, g_j):
             acc += (a if b is None else a + hp['mldg_beta'] * b) / len(counts)
         objective += loss_i.detach().double() + hp['mldg_beta'] * loss_j.detach().double()
     self.optimizer.zero_grad(set_to_none=True)
-    for p, g in zip(params, total): p.grad = g
+    for p, g in zip(params, total):
+        p.grad = g
     self.optimizer.step()
-    self.last_split = (ids[[i for i, _ in pairs]].tolist(), ids[sorted({j for _, j in pairs})].tolist())
+    self.last_split = (
+        ids[[i for i, _ in pairs]].tolist(),
+        ids[sorted({j for _, j in pairs})].tolist(),
+    )
     return {'loss': objective / len(counts)}
 
 # %% ../nbs/04_algorithms.ipynb #a3ae59ce
-def mlp(n_in: int,  # input size
-        width: int,  # hidden width
-        depth: int,  # number of linear layers
-        n_out: int,  # output size
-        dropout: float = 0.) -> nn.Sequential:
+def mlp(
+    n_in: int,  # input size
+    width: int,  # hidden width
+    depth: int,  # number of linear layers
+    n_out: int,  # output size
+    dropout: float = 0.0,
+) -> nn.Sequential:
     "DomainBed's MLP: `depth` linear layers with ReLU and dropout between them."
     layers, size = [], n_in
     for _ in range(depth - 1):
@@ -626,27 +838,58 @@ def mlp(n_in: int,  # input size
 @register_algorithm('DANN')
 class DANN(ERM):
     "Domain-adversarial neural network with alternating discriminator and generator steps."
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         hp = self.hparams
-        self.discriminator = mlp(self.featurizer.out_dim, hp['mlp_width'], hp['mlp_depth'], n_domains, hp['mlp_dropout'])
+        self.discriminator = mlp(
+            self.featurizer.out_dim, hp['mlp_width'], hp['mlp_depth'], n_domains, hp['mlp_dropout']
+        )
         self.register_buffer('update_count', torch.zeros((), dtype=torch.long))
-        self.disc_opt = torch.optim.Adam(self.discriminator.parameters(), lr=hp['lr_d'] or hp['lr'],
-                                         weight_decay=hp['weight_decay_d'], betas=(hp['beta1'], .9))
-        self.optimizer = self.make_optimizer([*self.featurizer.parameters(), *self.classifier.parameters()], betas=(hp['beta1'], .9))
+        self.disc_opt = torch.optim.Adam(
+            self.discriminator.parameters(),
+            lr=hp['lr_d'] or hp['lr'],
+            weight_decay=hp['weight_decay_d'],
+            betas=(hp['beta1'], 0.9),
+        )
+        self.optimizer = self.make_optimizer(
+            [*self.featurizer.parameters(), *self.classifier.parameters()], betas=(hp['beta1'], 0.9)
+        )
 
     @classmethod
     def defaults(cls):
-        return {**super().defaults(), 'lambda': 1., 'd_steps_per_g_step': 1, 'grad_penalty': 0., 'beta1': .5, 'lr_d': None,
-                'weight_decay_d': 0., 'mlp_width': 256, 'mlp_depth': 3, 'mlp_dropout': 0.}
+        return {
+            **super().defaults(),
+            'lambda': 1.0,
+            'd_steps_per_g_step': 1,
+            'grad_penalty': 0.0,
+            'beta1': 0.5,
+            'lr_d': None,
+            'weight_decay_d': 0.0,
+            'mlp_width': 256,
+            'mlp_depth': 3,
+            'mlp_dropout': 0.0,
+        }
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'lambda': (0., 1e3), 'd_steps_per_g_step': (1, 100), 'grad_penalty': (0., 1e3), 'beta1': (0., .999),
-                'lr_d': (1e-8, 10.), 'weight_decay_d': (0., 1.), 'mlp_width': (1, 8192), 'mlp_depth': (1, 32), 'mlp_dropout': (0., .99)}
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'lambda': (0.0, 1e3),
+            'd_steps_per_g_step': (1, 100),
+            'grad_penalty': (0.0, 1e3),
+            'beta1': (0.0, 0.999),
+            'lr_d': (1e-8, 10.0),
+            'weight_decay_d': (0.0, 1.0),
+            'mlp_width': (1, 8192),
+            'mlp_depth': (1, 32),
+            'mlp_dropout': (0.0, 0.99),
+        }
 
 # %% ../nbs/04_algorithms.ipynb #a3f58762
 @patch
 def update(self: DANN, batch):
-    "One discriminator or generator step; returns the generator objective `loss`, `nll` and `disc_loss` (0-d tensors)."
+    "One discriminator or generator step; returns generator `loss`, `nll`, `disc_loss` (0-d)."
     check_domains(batch.d, self.n_domains)
     hp = self.hparams
     self.update_count += 1
@@ -663,25 +906,38 @@ def update(self: DANN, batch):
         if hp['grad_penalty'] > 0:
             grad = torch.autograd.grad(disc_loss * len(z), z, create_graph=True)[0]
             loss = loss + hp['grad_penalty'] * grad.pow(2).sum(1).mean()
-        self.disc_opt.zero_grad(set_to_none=True); loss.backward(); self.disc_opt.step()
+        self.disc_opt.zero_grad(set_to_none=True)
+        loss.backward()
+        self.disc_opt.step()
     else:
-        self.disc_opt.zero_grad(set_to_none=True); self.optimizer.zero_grad(set_to_none=True)
-        gen_loss.backward(); self.optimizer.step()
+        self.disc_opt.zero_grad(set_to_none=True)
+        self.optimizer.zero_grad(set_to_none=True)
+        gen_loss.backward()
+        self.optimizer.step()
     return {'loss': gen_loss.detach(), 'nll': nll.detach(), 'disc_loss': disc_loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #dca2b214
 class ContextNet(nn.Module):
-    "1-D mask-aware context network: `[v*m ; m]` -> `channels` values per time step, [B, L, channels]."
-    def __init__(self, n_features: int,  # D
-                 width: int = 16,  # hidden channels
-                 channels: int = 1,  # context values per time step
-                 kernel: int = 5):
+    "1-D mask-aware context net: `[v*m ; m]` -> `channels` values per time step, [B, L, channels]."
+
+    def __init__(
+        self,
+        n_features: int,  # D
+        width: int = 16,  # hidden channels
+        channels: int = 1,  # context values per time step
+        kernel: int = 5,
+    ):
         super().__init__()
         pad = kernel // 2
         self.net = nn.Sequential(
-            nn.Conv1d(2 * n_features, width, kernel, padding=pad), nn.BatchNorm1d(width), nn.ReLU(),
-            nn.Conv1d(width, width, kernel, padding=pad), nn.BatchNorm1d(width), nn.ReLU(),
-            nn.Conv1d(width, channels, kernel, padding=pad))
+            nn.Conv1d(2 * n_features, width, kernel, padding=pad),
+            nn.BatchNorm1d(width),
+            nn.ReLU(),
+            nn.Conv1d(width, width, kernel, padding=pad),
+            nn.BatchNorm1d(width),
+            nn.ReLU(),
+            nn.Conv1d(width, channels, kernel, padding=pad),
+        )
 
     def forward(self, v, m, t):
         return self.net(torch.cat([v * m, m], -1).transpose(1, 2)).transpose(1, 2)
@@ -689,32 +945,51 @@ class ContextNet(nn.Module):
 # %% ../nbs/04_algorithms.ipynb #f471452e
 @register_algorithm('ARM')
 class ARM(DomainBatches, ERM):
-    "Adaptive risk minimization: a group-averaged context from a 1-D context net as extra input features."
+    "Adaptive risk minimization: a group-averaged context from a 1-D context net as extra features."
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
-        self.context_net = ContextNet(n_features, self.hparams['context_width'], self.hparams['context_channels'])
+        self.context_net = ContextNet(
+            n_features, self.hparams['context_width'], self.hparams['context_channels']
+        )
         self.optimizer = self.make_optimizer()
 
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'support_size': 16, 'context_channels': 1, 'context_width': 16}
+    def defaults(cls):
+        return {
+            **super().defaults(),
+            'support_size': 16,
+            'context_channels': 1,
+            'context_width': 16,
+        }
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'support_size': (1, 4096), 'context_channels': (1, 256), 'context_width': (1, 4096)}
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'support_size': (1, 4096),
+            'context_channels': (1, 256),
+            'context_width': (1, 4096),
+        }
 
     def build_featurizer(self):
-        return make_backbone(self.backbone, self.n_features + self.hparams['context_channels'], self.seq_len)
+        return make_backbone(
+            self.backbone, self.n_features + self.hparams['context_channels'], self.seq_len
+        )
 
 # %% ../nbs/04_algorithms.ipynb #47975541
 @patch
 def default_groups(self: ARM, B: int, device) -> torch.Tensor:
     "Consecutive blocks of `support_size` windows when they divide B, else one group."
     size = self.hparams['support_size']
-    if B % size: return torch.zeros(B, dtype=torch.long, device=device)
+    if B % size:
+        return torch.zeros(B, dtype=torch.long, device=device)
     return torch.arange(B, device=device) // size
 
 # %% ../nbs/04_algorithms.ipynb #e697c8af
 @patch
 def with_context(self: ARM, v, m, t, groups=None):
-    "The batch with the group-averaged context appended as extra features: (v', m') [B, L, D + channels]."
+    "The batch with the group-averaged context as extra features: (v', m') [B, L, D + channels]."
     groups = self.default_groups(len(v), v.device) if groups is None else groups
     _, inverse = torch.unique(groups, return_inverse=True)
     context = group_mean(self.context_net(v, m, t), inverse, int(inverse.max()) + 1)[inverse]
@@ -730,9 +1005,11 @@ def predict(self: ARM, v, m, t, groups=None):
 # %% ../nbs/04_algorithms.ipynb #f8b23eb3
 @patch
 def update(self: ARM, batch):
-    "One cross-entropy step with each domain of the batch as a context group; returns {'loss': 0-d tensor}."
+    "One cross-entropy step, each domain of the batch a context group; returns {'loss': 0-d tensor}"
     loss = F.cross_entropy(self.predict(batch.v, batch.m, batch.t, groups=batch.d), batch.y)
-    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
+    self.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    self.optimizer.step()
     return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #b85d9a61
@@ -747,40 +1024,52 @@ class _ReverseGradient(torch.autograd.Function):
         return -ctx.alpha * grad, None
 
 # %% ../nbs/04_algorithms.ipynb #66fc9dcf
-def reverse_gradient(x: torch.Tensor,  # any tensor
-                     alpha: float = 1.  # strength of the reversed gradient
-                    ) -> torch.Tensor:
+def reverse_gradient(
+    x: torch.Tensor,  # any tensor
+    alpha: float = 1.0,  # strength of the reversed gradient
+) -> torch.Tensor:
     "Identity forward; multiplies the gradient by `-alpha` backward (the gradient-reversal layer)."
     return _ReverseGradient.apply(x, alpha)
 
 # %% ../nbs/04_algorithms.ipynb #80dd6b40
-def bn_bottleneck(n_in: int,  # input size
-                  n_out: int  # bottleneck size
-                 ) -> nn.Sequential:
+def bn_bottleneck(
+    n_in: int,  # input size
+    n_out: int,  # bottleneck size
+) -> nn.Sequential:
     "Linear layer followed by BatchNorm (Diversify's 'bn' bottleneck)."
     return nn.Sequential(nn.Linear(n_in, n_out), nn.BatchNorm1d(n_out))
 
 # %% ../nbs/04_algorithms.ipynb #b510ab6a
-def bn_discriminator(n_in: int,  # input size
-                     hidden: int,  # hidden width
-                     n_out: int  # classes to discriminate
-                    ) -> nn.Sequential:
+def bn_discriminator(
+    n_in: int,  # input size
+    hidden: int,  # hidden width
+    n_out: int,  # classes to discriminate
+) -> nn.Sequential:
     "Two hidden layers with BatchNorm and ReLU, then a linear output (Diversify's discriminator)."
-    return nn.Sequential(nn.Linear(n_in, hidden), nn.BatchNorm1d(hidden), nn.ReLU(),
-                         nn.Linear(hidden, hidden), nn.BatchNorm1d(hidden), nn.ReLU(), nn.Linear(hidden, n_out))
+    return nn.Sequential(
+        nn.Linear(n_in, hidden),
+        nn.BatchNorm1d(hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.BatchNorm1d(hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, n_out),
+    )
 
 # %% ../nbs/04_algorithms.ipynb #b128bb80
-def entropy_of_logits(logits: torch.Tensor  # [B, K]
-                     ) -> torch.Tensor:
+def entropy_of_logits(
+    logits: torch.Tensor,  # [B, K]
+) -> torch.Tensor:
     "Mean entropy of softmax(logits)."
     return -(logits.softmax(-1) * logits.log_softmax(-1)).sum(-1).mean()
 
 # %% ../nbs/04_algorithms.ipynb #f0453baa
-def cluster_pseudo_domains(features: torch.Tensor,  # [B, H] domain features
-                           soft: torch.Tensor,  # [B, K] soft assignments (probabilities) to K latent domains
-                           refine_steps: int = 1  # k-means reassignments after the soft start (the official code uses 1)
-                          ) -> torch.Tensor:
-    "Latent-domain labels [B]: centroids from soft assignments, then k-means steps, cosine distance on bias-augmented normalized features."
+def cluster_pseudo_domains(
+    features: torch.Tensor,  # [B, H] domain features
+    soft: torch.Tensor,  # [B, K] soft assignments (probabilities) to K latent domains
+    refine_steps: int = 1,  # k-means reassignments after the soft start (the official code uses 1)
+) -> torch.Tensor:
+    "Latent-domain labels [B]: soft-assignment centroids, then k-means steps (cosine distance)."
     f = F.normalize(torch.cat([features, torch.ones_like(features[:, :1])], 1), dim=1)
     K = soft.shape[1]
     weights = soft
@@ -794,7 +1083,9 @@ def cluster_pseudo_domains(features: torch.Tensor,  # [B, H] domain features
 @register_algorithm('Diversify')
 class Diversify(ERM):
     "Diversify: latent pseudo-domains by adversarial clustering, then invariance across them."
+
     group, needs_domains = 'ts_dg', False  # infers its own latent domains
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         hp, h = self.hparams, self.featurizer.out_dim
@@ -802,77 +1093,128 @@ class Diversify(ERM):
         # step 3 (prediction path), step 1 (fine-grained), step 2 (latent domains)
         self.bottleneck, self.classifier = bn_bottleneck(h, width), nn.Linear(width, n_classes)
         self.discriminator = bn_discriminator(width, hidden, K)
-        self.abottleneck, self.aclassifier = bn_bottleneck(h, width), nn.Linear(width, n_classes * K)
+        self.abottleneck, self.aclassifier = (
+            bn_bottleneck(h, width),
+            nn.Linear(width, n_classes * K),
+        )
         self.dbottleneck, self.dclassifier = bn_bottleneck(h, width), nn.Linear(width, K)
         self.ddiscriminator = bn_discriminator(width, hidden, n_classes)
-        betas = (hp['beta1'], .9)
+        betas = (hp['beta1'], 0.9)
         params = lambda *ms: [p for m in ms for p in m.parameters()]
-        self.opt_feature = self.make_optimizer(params(self.featurizer, self.abottleneck, self.aclassifier), betas=betas)
-        self.opt_latent = self.make_optimizer(params(self.dbottleneck, self.dclassifier, self.ddiscriminator), betas=betas)
-        self.optimizer = self.make_optimizer(params(self.bottleneck, self.classifier, self.discriminator), betas=betas)
+        self.opt_feature = self.make_optimizer(
+            params(self.featurizer, self.abottleneck, self.aclassifier), betas=betas
+        )
+        self.opt_latent = self.make_optimizer(
+            params(self.dbottleneck, self.dclassifier, self.ddiscriminator), betas=betas
+        )
+        self.optimizer = self.make_optimizer(
+            params(self.bottleneck, self.classifier, self.discriminator), betas=betas
+        )
 
     @classmethod
     def defaults(cls):
-        return {**super().defaults(), 'latent_domain_num': 3, 'alpha': .1, 'alpha1': .1, 'lam': 0.,
-                'bottleneck': 256, 'dis_hidden': 256, 'beta1': .5}
-    @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'latent_domain_num': (1, 100), 'alpha': (0., 1e3), 'alpha1': (0., 1e3), 'lam': (0., 1e3),
-                'bottleneck': (1, 8192), 'dis_hidden': (1, 8192), 'beta1': (0., .999)}
+        return {
+            **super().defaults(),
+            'latent_domain_num': 3,
+            'alpha': 0.1,
+            'alpha1': 0.1,
+            'lam': 0.0,
+            'bottleneck': 256,
+            'dis_hidden': 256,
+            'beta1': 0.5,
+        }
 
-    def features(self, v, m, t): return self.bottleneck(self.featurizer(v, m, t))
+    @classmethod
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'latent_domain_num': (1, 100),
+            'alpha': (0.0, 1e3),
+            'alpha1': (0.0, 1e3),
+            'lam': (0.0, 1e3),
+            'bottleneck': (1, 8192),
+            'dis_hidden': (1, 8192),
+            'beta1': (0.0, 0.999),
+        }
+
+    def features(self, v, m, t):
+        return self.bottleneck(self.featurizer(v, m, t))
 
 # %% ../nbs/04_algorithms.ipynb #8ee658ea
 @patch
 @torch.no_grad()
-def pseudo_domains(self: Diversify, h: torch.Tensor  # encoder features [B, out_dim]
-                  ) -> torch.Tensor:
+def pseudo_domains(
+    self: Diversify,
+    h: torch.Tensor,  # encoder features [B, out_dim]
+) -> torch.Tensor:
     "Latent-domain label of each window [B], from the domain heads (in eval mode) and clustering."
     was_training = self.training
-    self.dbottleneck.eval(); self.dclassifier.eval()
+    self.dbottleneck.eval()
+    self.dclassifier.eval()
     feats = self.dbottleneck(h)
     labels = cluster_pseudo_domains(feats, self.dclassifier(feats).softmax(-1))
-    self.dbottleneck.train(was_training); self.dclassifier.train(was_training)
+    self.dbottleneck.train(was_training)
+    self.dclassifier.train(was_training)
     return labels
 
 # %% ../nbs/04_algorithms.ipynb #ebfb42ac
 @patch
 def update(self: Diversify, batch):
-    "Steps 1-3 on `batch`; returns the step-3 `loss` = `nll` + `disc_loss`, `fine_loss`, `latent_loss` and `n_latent_domains` (0-d tensors)."
+    "Steps 1-3; returns `loss` (nll + disc_loss), `fine_loss`, `latent_loss`, `n_latent_domains`."
     hp, C = self.hparams, self.n_classes
     # 1. fine-grained feature update on joint (latent domain, class) labels
     h = self.featurizer(batch.v, batch.m, batch.t)
     s = self.pseudo_domains(h.detach())
     fine = F.cross_entropy(self.aclassifier(self.abottleneck(h)), s * C + batch.y)
-    self.opt_feature.zero_grad(set_to_none=True); fine.backward(); self.opt_feature.step()
+    self.opt_feature.zero_grad(set_to_none=True)
+    fine.backward()
+    self.opt_feature.step()
     # 2. latent distribution characterization on the updated, frozen features
-    with torch.no_grad(): h = self.featurizer(batch.v, batch.m, batch.t)
+    with torch.no_grad():
+        h = self.featurizer(batch.v, batch.m, batch.t)
     zd = self.dbottleneck(h)
     class_adv = F.cross_entropy(self.ddiscriminator(reverse_gradient(zd, hp['alpha1'])), batch.y)
     domain_logits = self.dclassifier(zd)
-    latent = F.cross_entropy(domain_logits, s) + hp['lam'] * entropy_of_logits(domain_logits) + class_adv
-    self.opt_latent.zero_grad(set_to_none=True); latent.backward(); self.opt_latent.step()
+    latent = (
+        F.cross_entropy(domain_logits, s) + hp['lam'] * entropy_of_logits(domain_logits) + class_adv
+    )
+    self.opt_latent.zero_grad(set_to_none=True)
+    latent.backward()
+    self.opt_latent.step()
     s = self.pseudo_domains(h)
     # 3. domain-invariant representation learning across the latent domains
     z = self.bottleneck(h)
     nll = F.cross_entropy(self.classifier(z), batch.y)
     domain_adv = F.cross_entropy(self.discriminator(reverse_gradient(z, hp['alpha'])), s)
     loss = nll + domain_adv
-    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-    return {'loss': loss.detach(), 'nll': nll.detach(), 'disc_loss': domain_adv.detach(), 'fine_loss': fine.detach(),
-            'latent_loss': latent.detach(), 'n_latent_domains': torch.zeros(hp['latent_domain_num'], device=s.device).index_fill_(0, s, 1).sum()}
+    self.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    self.optimizer.step()
+    return {
+        'loss': loss.detach(),
+        'nll': nll.detach(),
+        'disc_loss': domain_adv.detach(),
+        'fine_loss': fine.detach(),
+        'latent_loss': latent.detach(),
+        'n_latent_domains': torch.zeros(hp['latent_domain_num'], device=s.device)
+        .index_fill_(0, s, 1)
+        .sum(),
+    }
 
 # %% ../nbs/04_algorithms.ipynb #107e2ba8
-def remove_component(v: torch.Tensor,  # [B, H] representations
-                     z: torch.Tensor  # [B, H] directions to remove
-                    ) -> torch.Tensor:
+def remove_component(
+    v: torch.Tensor,  # [B, H] representations
+    z: torch.Tensor,  # [B, H] directions to remove
+) -> torch.Tensor:
     "v minus its projection on z, per row: the part of v orthogonal to z."
     z_hat = F.normalize(z, dim=1)
     return v - (v * z_hat).sum(1, keepdim=True) * z_hat
 
 # %% ../nbs/04_algorithms.ipynb #e0319a96
-def neg_cosine(a: torch.Tensor,  # [B, H]
-               b: torch.Tensor  # [B, H]
-              ) -> torch.Tensor:
+def neg_cosine(
+    a: torch.Tensor,  # [B, H]
+    b: torch.Tensor,  # [B, H]
+) -> torch.Tensor:
     "Per row, minus the cosine similarity of a and b, [B]."
     return -F.cosine_similarity(a, b, dim=1)
 
@@ -880,20 +1222,33 @@ def neg_cosine(a: torch.Tensor,  # [B, H]
 @register_algorithm('ManyDG')
 class ManyDG(DomainBatches, ERM):
     "ManyDG: remove a learned domain factor by orthogonal projection, trained on same-domain pairs."
+
     group = 'ts_dg'
+
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         h = self.featurizer.out_dim
-        self.q_net = nn.Sequential(nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h))
-        self.p_net = nn.Sequential(nn.Linear(2 * h, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h))
+        self.q_net = nn.Sequential(
+            nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h)
+        )
+        self.p_net = nn.Sequential(
+            nn.Linear(2 * h, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h)
+        )
         self.prototypes = nn.Parameter(torch.randn(n_classes, h))
         del self.classifier  # the prototypes are the head
         self.optimizer = self.make_optimizer()
 
     @classmethod
-    def defaults(cls): return {**super().defaults(), 'domains_per_batch': 16, 'temperature': .5}
+    def defaults(cls):
+        return {**super().defaults(), 'domains_per_batch': 16, 'temperature': 0.5}
+
     @classmethod
-    def hparam_space(cls): return {**super().hparam_space(), 'domains_per_batch': (2, 4096), 'temperature': (1e-4, 100.)}
+    def hparam_space(cls):
+        return {
+            **super().hparam_space(),
+            'domains_per_batch': (2, 4096),
+            'temperature': (1e-4, 100.0),
+        }
 
 # %% ../nbs/04_algorithms.ipynb #f8ef83e4
 @patch
@@ -906,15 +1261,19 @@ def split(self: ManyDG, v):
 @patch
 def head(self: ManyDG, e):
     "Cosine similarity of e to the class prototypes, over the temperature: logits [B, C]."
-    return F.normalize(e, dim=1) @ F.normalize(self.prototypes, dim=1).T / self.hparams['temperature']
+    return (
+        F.normalize(e, dim=1) @ F.normalize(self.prototypes, dim=1).T / self.hparams['temperature']
+    )
+
 
 @patch
-def predict(self: ManyDG, v, m, t): return self.head(self.split(self.featurizer(v, m, t))[1])
+def predict(self: ManyDG, v, m, t):
+    return self.head(self.split(self.featurizer(v, m, t))[1])
 
 # %% ../nbs/04_algorithms.ipynb #3b572c9e
 @patch
 def update(self: ManyDG, batch):
-    "One step on the four ManyDG losses; returns their sum `loss`, `nll` (per view), `same_domain`, `recon` and `space` (0-d tensors)."
+    "One step on the 4 ManyDG losses; returns `loss` (sum), `nll`, `same_domain`, `recon`, `space`."
     inverse, _, _ = domain_groups(batch.d)
     partner = partner_in_domain(inverse)
     paired = (partner != torch.arange(len(partner), device=partner.device)).to(batch.v.dtype)
@@ -930,5 +1289,13 @@ def update(self: ManyDG, batch):
     z_mean, v_mean = (z.mean(0) + z[partner].mean(0)) / 2, (v.mean(0) + v[partner].mean(0)) / 2
     space = (z_mean - v_mean).pow(2).sum() / v_mean.detach().pow(2).sum().clamp_min(1e-12)
     loss = cls + same + recon + space
-    self.optimizer.zero_grad(set_to_none=True); loss.backward(); self.optimizer.step()
-    return {'loss': loss.detach(), 'nll': cls.detach() / 2, 'same_domain': same.detach(), 'recon': recon.detach(), 'space': space.detach()}
+    self.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    self.optimizer.step()
+    return {
+        'loss': loss.detach(),
+        'nll': cls.detach() / 2,
+        'same_domain': same.detach(),
+        'recon': recon.detach(),
+        'space': space.detach(),
+    }

@@ -13,12 +13,13 @@ import torch
 
 from .core import ISMTS, derive_seed, config_id, atomic_write_json, results_root
 from .data import HAR_CLASSES
-from .sampling import (HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment, empirical_rho,
-                               mask_following_rate, group_accuracies, worst_group_accuracy, concentrated_steps,
-                               concentration_region, budget_steps, check_condition, CONCENTRATION_SETTINGS)
+from .sampling import HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment
+from .sampling import empirical_rho, mask_following_rate, group_accuracies
+from .sampling import worst_group_accuracy, concentrated_steps, concentration_region
+from .sampling import budget_steps, check_condition, CONCENTRATION_SETTINGS
 from .engine import predict, accuracy, percent_correct, class_accuracies
-from .config import (Task, TaskData, register_task, check_real, task_of, make_config,
-                             record_path)
+from .config import Task, TaskData, register_task, check_real, task_of, make_config
+from .config import record_path
 from .core import ConfigError
 from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe
 from .experiment import load_model, versions
@@ -35,47 +36,81 @@ __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DES
            'harc_bias_summary', 'plot_dg_shortcut', 'concentration_table', 'plot_concentration', 'section3_findings']
 
 # %% ../nbs/14_analysis.ipynb #5bfe7a1c
-SHORTCUT_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'}, experiment='harc_shortcut',  # its own masks
-                         dataset='harc_shortcut',  # the task
-                         rho=0.9)  # probability that a source window carries its own class's pattern, in [1/6, 1]
+SHORTCUT_DEFAULTS = dict(
+    {k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'},
+    experiment='harc_shortcut',  # its own masks
+    dataset='harc_shortcut',  # the task
+    rho=0.9,
+)  # probability that a source window carries its own class's pattern, in [1/6, 1]
 SHORTCUT_TESTS = ('aligned', 'neutral', 'conflicting')
 
 # %% ../nbs/14_analysis.ipynb #a244c178
 def check_shortcut(cfg: dict):
-    "HAR-C's checks, and rho in [1/6, 1] (below 1/6 the pattern would be *anti*-correlated with the label)."
+    "HAR-C's checks, and rho in [1/6, 1] (below 1/6 the pattern is anti-correlated with the label)"
     check_harc(cfg)
     cfg['rho'] = check_real('rho', cfg['rho'], 1 / len(HAR_CLASSES), 1)
 
 # %% ../nbs/14_analysis.ipynb #184f207a
 def _with_patterns(x: ISMTS, cfg: dict, mode: str, part: str) -> tuple:
-    "Windows `x` observed through class-linked patterns assigned as `mode` says; (observed windows, pattern ids)."
-    ids = shortcut_assignment(x.y, cfg['rho'], mode, seed=derive_seed(cfg['seed'], 'shortcut', part), n_classes=len(HAR_CLASSES))
-    m = pattern_masks(ids, x.shape[1], x.shape[2], cfg['rate'], seed=derive_seed(cfg['seed'], 'pattern-masks', part), n_patterns=len(HAR_CLASSES))
+    "Windows `x` observed through class-linked patterns assigned per `mode`; (windows, patterns)."
+    ids = shortcut_assignment(
+        x.y,
+        cfg['rho'],
+        mode,
+        seed=derive_seed(cfg['seed'], 'shortcut', part),
+        n_classes=len(HAR_CLASSES),
+    )
+    m = pattern_masks(
+        ids,
+        x.shape[1],
+        x.shape[2],
+        cfg['rate'],
+        seed=derive_seed(cfg['seed'], 'pattern-masks', part),
+        n_patterns=len(HAR_CLASSES),
+    )
     return x.with_mask(m), ids
 
 # %% ../nbs/14_analysis.ipynb #3ca7658e
 def load_shortcut(cfg: dict) -> TaskData:
-    "Source splits with class-linked patterns at strength rho; aligned / neutral / conflicting test sets, and Random."
-    train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])
-    (tr, p_tr), (va, _) = _with_patterns(train, cfg, 'train', 'train'), _with_patterns(val, cfg, 'train', 'val')
+    "Source splits with class-linked patterns at rho; aligned/neutral/conflicting tests, Random."
+    train, val, test, splits = harc_splits(
+        cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows']
+    )
+    (tr, p_tr), (va, _) = (
+        _with_patterns(train, cfg, 'train', 'train'),
+        _with_patterns(val, cfg, 'train', 'val'),
+    )
     tests, patterns = {}, {}
-    for mode in SHORTCUT_TESTS: tests[mode], patterns[mode] = _with_patterns(test, cfg, mode, 'test-' + mode)
-    tests['Random'] = observe(test, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random'))
-    info = dict(harc_info(splits, tr, va, test, cfg['rate']), rho_train=empirical_rho(train.y, p_tr))
+    for mode in SHORTCUT_TESTS:
+        tests[mode], patterns[mode] = _with_patterns(test, cfg, mode, 'test-' + mode)
+    tests['Random'] = observe(
+        test, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random')
+    )
+    info = dict(
+        harc_info(splits, tr, va, test, cfg['rate']), rho_train=empirical_rho(train.y, p_tr)
+    )
     return TaskData(train=tr, val=va, tests=tests, info=info, extra=dict(patterns=patterns))
 
 # %% ../nbs/14_analysis.ipynb #936f49d2
 def evaluate_shortcut(algo, data: TaskData, cfg: dict) -> dict:
-    "Accuracy per test set, mask-following rate (conflicting), average and worst (class, pattern)-group accuracy (neutral), in %."
+    "Accuracy per test set, mask-following rate, average and worst group accuracy, in %."
     preds = {k: predict(algo, x).cpu() for k, x in data.tests.items()}
     metrics = {k: percent_correct(preds[k], x.y) for k, x in data.tests.items()}
     pat = data.extra['patterns']
     groups = group_accuracies(preds['neutral'], data.tests['neutral'].y, pat['neutral'])
-    return dict(metrics=metrics,
-                mask_following=mask_following_rate(preds['conflicting'], data.tests['conflicting'].y, pat['conflicting']) * 100,
-                group_avg=float(np.mean(list(groups.values()))) * 100,
-                group_worst=worst_group_accuracy(preds['neutral'], data.tests['neutral'].y, pat['neutral']) * 100,
-                per_class={k: class_accuracies(preds[k], x.y, len(HAR_CLASSES)) for k, x in data.tests.items()})
+    return dict(
+        metrics=metrics,
+        mask_following=mask_following_rate(
+            preds['conflicting'], data.tests['conflicting'].y, pat['conflicting']
+        )
+        * 100,
+        group_avg=float(np.mean(list(groups.values()))) * 100,
+        group_worst=worst_group_accuracy(preds['neutral'], data.tests['neutral'].y, pat['neutral'])
+        * 100,
+        per_class={
+            k: class_accuracies(preds[k], x.y, len(HAR_CLASSES)) for k, x in data.tests.items()
+        },
+    )
 
 # %% ../nbs/14_analysis.ipynb #bdc1d538
 def shortcut_record_stem(cfg: dict) -> tuple:
@@ -84,108 +119,215 @@ def shortcut_record_stem(cfg: dict) -> tuple:
     return (), f"{cfg['method']}{v}_{cfg['backbone']}_rho{cfg['rho']:.3f}_s{cfg['seed']}"
 
 # %% ../nbs/14_analysis.ipynb #c7baa374
-HARC_SHORTCUT = register_task(Task(
-    name='harc_shortcut', display='HAR-C with class-linked sampling patterns', defaults=SHORTCUT_DEFAULTS, check=check_shortcut,
-    load=load_shortcut, evaluate=evaluate_shortcut, record_stem=shortcut_record_stem, notebook='nbs/run_harc.ipynb'))
+HARC_SHORTCUT = register_task(
+    Task(
+        name='harc_shortcut',
+        display='HAR-C with class-linked sampling patterns',
+        defaults=SHORTCUT_DEFAULTS,
+        check=check_shortcut,
+        load=load_shortcut,
+        evaluate=evaluate_shortcut,
+        record_stem=shortcut_record_stem,
+        notebook='nbs/run_harc.ipynb',
+    )
+)
 
 # %% ../nbs/14_analysis.ipynb #8b07992a
-def evaluation_path(source, kind: str, design: dict,
-                    cfg: dict | None = None  # the run's config, when already read
-                   ) -> Path:
-    "Where the evaluation `kind` with `design` of the run recorded at `source` is kept: beside the run's experiment folder."
+def evaluation_path(
+    source,
+    kind: str,
+    design: dict,
+    cfg: dict | None = None,  # the run's config, when already read
+) -> Path:
+    "Where evaluation `kind` with `design` of the run at `source` is kept: by the run's experiment."
     source = Path(source)
-    return results_dir_of(source, cfg or read_record(source)['config']) / kind / f'{source.stem}_{config_id(design)}.json'
+    return (
+        results_dir_of(source, cfg or read_record(source)['config'])
+        / kind
+        / f'{source.stem}_{config_id(design)}.json'
+    )
 
 # %% ../nbs/14_analysis.ipynb #b8ff11ea
-def evaluation_record(source,  # the run's record (.json path)
-                      kind: str,  # e.g. 'harc_severity'
-                      design: dict,  # what the evaluation does; its hash names the record
-                      evaluate_fn,  # `evaluate_fn(algo, cfg, design) -> dict` of results
-                      checkpoints_dir=None, force: bool = False) -> dict:
-    "Evaluate the saved model of `source` with `design` once, keep the result as a record, and return it."
+def evaluation_record(
+    source,  # the run's record (.json path)
+    kind: str,  # e.g. 'harc_severity'
+    design: dict,  # what the evaluation does; its hash names the record
+    evaluate_fn,  # `evaluate_fn(algo, cfg, design) -> dict` of results
+    checkpoints_dir=None,
+    force: bool = False,
+) -> dict:
+    "Evaluate the saved model of `source` with `design` once, keep it as a record, and return it."
     rec = read_record(source)
     path = evaluation_path(source, kind, design, rec['config'])
-    if path.exists() and not force: return read_record(path)
+    if path.exists() and not force:
+        return read_record(path)
     algo, cfg = load_model(source, checkpoints_dir)
     t0 = time.perf_counter()
-    out = dict(kind=kind, design=design, config=cfg, source=dict(path=Path(source).name, id=rec['id'], run_uid=rec.get('run_uid')),
-               results=evaluate_fn(algo, cfg, design), seconds=time.perf_counter() - t0, versions=versions())
+    out = dict(
+        kind=kind,
+        design=design,
+        config=cfg,
+        source=dict(path=Path(source).name, id=rec['id'], run_uid=rec.get('run_uid')),
+        results=evaluate_fn(algo, cfg, design),
+        seconds=time.perf_counter() - t0,
+        versions=versions(),
+    )
     atomic_write_json(path, out)
     return out
 
 # %% ../nbs/14_analysis.ipynb #96535202
-SEVERITY_DESIGN = dict(conditions=[c for c in HARC_CONDITIONS if c != 'Random'], fractions=[0., .25, .5, .75, 1.])
+SEVERITY_DESIGN = dict(
+    conditions=[c for c in HARC_CONDITIONS if c != 'Random'], fractions=[0.0, 0.25, 0.5, 0.75, 1.0]
+)
+
 
 def check_severity_design(design: dict) -> dict:
     "Known conditions and fractions in [0, 1]."
-    for c in design['conditions']: check_condition(c)
-    for f in design['fractions']: check_real('fraction', f, 0, 1)
+    for c in design['conditions']:
+        check_condition(c)
+    for f in design['fractions']:
+        check_real('fraction', f, 0, 1)
     return design
 
 # %% ../nbs/14_analysis.ipynb #85d07dce
 def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
-    "Accuracy (%) per condition and fraction of shifted test windows: {condition: {fraction: accuracy}}."
+    "Accuracy (%) per condition and fraction of shifted test windows: {condition: {fraction: acc}}."
     check_severity_design(design)
-    x = task_of(cfg).test_windows(cfg); n, L, D = x.shape
+    x = task_of(cfg).test_windows(cfg)
+    n, L, D = x.shape
     out = {}
     for cond in design['conditions']:
         out[cond] = {}
         for f in design['fractions']:
-            m, _ = severity_masks(cond, n, f, L, D, cfg['rate'], seed=derive_seed(cfg['seed'], 'masks', 'test', cond),
-                                  source_seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random'))
+            m, _ = severity_masks(
+                cond,
+                n,
+                f,
+                L,
+                D,
+                cfg['rate'],
+                seed=derive_seed(cfg['seed'], 'masks', 'test', cond),
+                source_seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random'),
+            )
             out[cond][f'{f:g}'] = accuracy(algo, x.with_mask(m))
     return out
 
 # %% ../nbs/14_analysis.ipynb #8db7c995
-CONCENTRATION_DESIGN = dict(regions=['first', 'last', 'mid'], widths=[0.4, 0.3, 0.2, 0.1], shares=['uniform', 0.6, 0.8, 0.9, 1.0])
+CONCENTRATION_DESIGN = dict(
+    regions=['first', 'last', 'mid'],
+    widths=[0.4, 0.3, 0.2, 0.1],
+    shares=['uniform', 0.6, 0.8, 0.9, 1.0],
+)
 
-def concentration_masks(where: str, n: int, L: int, D: int, rate: float, width: float, share, seed: int) -> torch.Tensor | None:
-    "Synchronized masks with `share` of the steps inside the `where` region of relative `width` ('uniform': share = width); None if they cannot fit."
+
+def concentration_masks(
+    where: str, n: int, L: int, D: int, rate: float, width: float, share, seed: int
+) -> torch.Tensor | None:
+    "Synchronized masks, `share` of steps in the `where` region of relative `width`; None if unfit."
     steps = budget_steps(L, rate)
     a, b = concentration_region(where, L, width)
     share = (b - a) / L if share == 'uniform' else share
     k_in = round(share * steps)
-    if k_in > b - a or steps - k_in > L - (b - a): return None
+    if k_in > b - a or steps - k_in > L - (b - a):
+        return None
     g = torch.Generator().manual_seed(derive_seed(seed, 'concentration', where, width, share))
     on = concentrated_steps(torch.full((n,), a), L, steps, b - a, share, g)
     return on[..., None].expand(n, L, D).float()
 
 # %% ../nbs/14_analysis.ipynb #16b89aec
 def concentration_grid(algo, cfg: dict, design: dict = CONCENTRATION_DESIGN) -> list:
-    "Rows (region, width, share, accuracy %) of a saved model's test windows under each feasible concentration."
-    x = task_of(cfg).test_windows(cfg); n, L, D = x.shape; rows = []
+    "Rows (region, width, share, accuracy %) of a saved model's test windows per concentration."
+    x = task_of(cfg).test_windows(cfg)
+    n, L, D = x.shape
+    rows = []
     for where in design['regions']:
         for width in design['widths']:
             for share in design['shares']:
-                m = concentration_masks(where, n, L, D, cfg['rate'], width, share, derive_seed(cfg['seed'], 'masks', 'test', where))
-                if m is None: continue
-                rows.append(dict(region=where, width=width, share=share, accuracy=accuracy(algo, x.with_mask(m))))
+                m = concentration_masks(
+                    where,
+                    n,
+                    L,
+                    D,
+                    cfg['rate'],
+                    width,
+                    share,
+                    derive_seed(cfg['seed'], 'masks', 'test', where),
+                )
+                if m is None:
+                    continue
+                rows.append(
+                    dict(
+                        region=where,
+                        width=width,
+                        share=share,
+                        accuracy=accuracy(algo, x.with_mask(m)),
+                    )
+                )
     return rows
 
 # %% ../nbs/14_analysis.ipynb #5a632464
-def evaluate_saved_runs(jobs,  # (what, config overrides for `make_config`, evaluate(record path)) per evaluation
-                        results_dir=None, progress: bool = True) -> dict:
-    "Evaluate the saved run of each job's config; {'made': [(record, what)], 'missing': [(record, why)]}."
-    results_dir = results_root(results_dir); made, missing = [], []
+def evaluate_saved_runs(
+    jobs,  # (what, config overrides for `make_config`, evaluate(record path)) per evaluation
+    results_dir=None,
+    progress: bool = True,
+) -> dict:
+    "Evaluate the saved run of each job's config; {'made': [(rec, what)], 'missing': [(rec, why)]}"
+    results_dir = results_root(results_dir)
+    made, missing = [], []
     for what, overrides, evaluate in jobs:
         src = record_path(make_config(**overrides), results_dir)
-        if not src.exists(): missing.append((src.name, 'no record')); continue
-        try: evaluate(src); made.append((src.name, what))
-        except FileNotFoundError as e: missing.append((src.name, str(e)))
-        if progress: print(f'{what} {src.name}', flush=True)
+        if not src.exists():
+            missing.append((src.name, 'no record'))
+            continue
+        try:
+            evaluate(src)
+            made.append((src.name, what))
+        except FileNotFoundError as e:
+            missing.append((src.name, str(e)))
+        if progress:
+            print(f'{what} {src.name}', flush=True)
     return dict(made=made, missing=missing)
 
 # %% ../nbs/14_analysis.ipynb #418efe85
-def section3_evaluations(methods=('erm', 'prism'), backbones=('cnn',), seeds=range(3), results_dir=None,
-                         severity_backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'), progress: bool = True) -> dict:
-    "Severity (every backbone's ERM, and `methods` on the CNN) and concentration (`methods` on `backbones`) records of the saved runs."
+def section3_evaluations(
+    methods=('erm', 'prism'),
+    backbones=('cnn',),
+    seeds=range(3),
+    results_dir=None,
+    severity_backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'),
+    progress: bool = True,
+) -> dict:
+    "Severity (all backbones' ERM, `methods` on CNN) and concentration records of the saved runs."
     from functools import partial
-    evaluate = {'sev': partial(evaluation_record, kind='harc_severity', design=SEVERITY_DESIGN, evaluate_fn=severity_curves),
-                'conc': partial(evaluation_record, kind='harc_concentration', design=CONCENTRATION_DESIGN, evaluate_fn=concentration_grid)}
-    todo = [(m, b, 'sev') for m in methods for b in backbones] + [('erm', b, 'sev') for b in severity_backbones if b not in backbones] + \
-           [(m, b, 'conc') for m in methods for b in backbones]
-    return evaluate_saved_runs([(what, dict(method=m, backbone=b, seed=s), evaluate[what]) for m, b, what in todo for s in seeds],
-                               results_dir, progress)
+
+    evaluate = {
+        'sev': partial(
+            evaluation_record,
+            kind='harc_severity',
+            design=SEVERITY_DESIGN,
+            evaluate_fn=severity_curves,
+        ),
+        'conc': partial(
+            evaluation_record,
+            kind='harc_concentration',
+            design=CONCENTRATION_DESIGN,
+            evaluate_fn=concentration_grid,
+        ),
+    }
+    todo = (
+        [(m, b, 'sev') for m in methods for b in backbones]
+        + [('erm', b, 'sev') for b in severity_backbones if b not in backbones]
+        + [(m, b, 'conc') for m in methods for b in backbones]
+    )
+    return evaluate_saved_runs(
+        [
+            (what, dict(method=m, backbone=b, seed=s), evaluate[what])
+            for m, b, what in todo
+            for s in seeds
+        ],
+        results_dir,
+        progress,
+    )
 
 # %% ../nbs/14_analysis.ipynb #2c3123b3
 def severity_frame(results_dir=None):
@@ -193,230 +335,485 @@ def severity_frame(results_dir=None):
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_severity'):
         c = r['config']
-        if r['design'] != SEVERITY_DESIGN: continue
+        if r['design'] != SEVERITY_DESIGN:
+            continue
         for cond, curve in r['results'].items():
-            rows += [dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], seed=c['seed'], channels=str(c['channels']),
-                          condition=cond, fraction=float(f), accuracy=a) for f, a in curve.items()]
-    return pd.DataFrame(rows, columns=['method', 'variant', 'backbone', 'seed', 'channels', 'condition', 'fraction', 'accuracy'])
+            rows += [
+                dict(
+                    method=c['method'],
+                    variant=c['variant'],
+                    backbone=c['backbone'],
+                    seed=c['seed'],
+                    channels=str(c['channels']),
+                    condition=cond,
+                    fraction=float(f),
+                    accuracy=a,
+                )
+                for f, a in curve.items()
+            ]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            'method',
+            'variant',
+            'backbone',
+            'seed',
+            'channels',
+            'condition',
+            'fraction',
+            'accuracy',
+        ],
+    )
 
 # %% ../nbs/14_analysis.ipynb #6030ece0
 def shortcut_frame(results_dir=None):
-    "One row per harc_shortcut record of a default config: method, rho, seed, the accuracies, mask-following and group accuracies."
+    "One row per default-config harc_shortcut record: method, rho, seed, accuracies, following."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_shortcut'):
         c = r['config']
-        ref = make_config(dataset='harc_shortcut', method=c['method'], variant=c['variant'], backbone=c['backbone'], seed=c['seed'], rho=c['rho'])
-        if config_id(ref) != r['id']: continue  # only default settings (no quick runs) enter the tables
-        rows.append(dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], rho=c['rho'], seed=c['seed'], **r['metrics'],
-                         mask_following=r['mask_following'], group_avg=r['group_avg'], group_worst=r['group_worst']))
+        ref = make_config(
+            dataset='harc_shortcut',
+            method=c['method'],
+            variant=c['variant'],
+            backbone=c['backbone'],
+            seed=c['seed'],
+            rho=c['rho'],
+        )
+        if config_id(ref) != r['id']:
+            continue  # only default settings (no quick runs) enter the tables
+        rows.append(
+            dict(
+                method=c['method'],
+                variant=c['variant'],
+                backbone=c['backbone'],
+                rho=c['rho'],
+                seed=c['seed'],
+                **r['metrics'],
+                mask_following=r['mask_following'],
+                group_avg=r['group_avg'],
+                group_worst=r['group_worst'],
+            )
+        )
     return pd.DataFrame(rows)
 
 # %% ../nbs/14_analysis.ipynb #5f7167d8
 def concentration_frame(results_dir=None):
-    "One row per (record, region, width, share): method (with its variant when not the full one, e.g. 'prism (span)'), seed, accuracy."
+    "One row per (record, region, width, share): method (with a non-full variant), seed, accuracy."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_concentration'):
         c = r['config']
-        if r['design'] != CONCENTRATION_DESIGN or c['channels'] != 'acc_gyro': continue
-        method = c['method'] if c.get('variant', 'full') == 'full' else f"{c['method']} ({c['variant']})"
-        rows += [dict(method=method, backbone=c['backbone'], seed=c['seed'], **x) for x in r['results']]
-    return pd.DataFrame(rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy'])
+        if r['design'] != CONCENTRATION_DESIGN or c['channels'] != 'acc_gyro':
+            continue
+        method = (
+            c['method'] if c.get('variant', 'full') == 'full' else f"{c['method']} ({c['variant']})"
+        )
+        rows += [
+            dict(method=method, backbone=c['backbone'], seed=c['seed'], **x) for x in r['results']
+        ]
+    return pd.DataFrame(
+        rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy']
+    )
 
 # %% ../nbs/14_analysis.ipynb #afb2ef03
-def concentration_ceiling_frame(methods=('erm',),  # methods with records trained on the concentrated conditions
-                                seeds=range(10),  # seeds looked up (missing ones left out)
-                                results_dir=None,  # default <repo>/results
-                                **common  # settings the runs share, as for `harc_records`
-                               ) -> pd.DataFrame:
-    "Rows as `concentration_frame`: each record trained on a concentrated setting, scored on that setting; method '<method>, trained on it'."
+def concentration_ceiling_frame(
+    methods=('erm',),  # methods with records trained on the concentrated conditions
+    seeds=range(10),  # seeds looked up (missing ones left out)
+    results_dir=None,  # default <repo>/results
+    **common,  # settings the runs share, as for `harc_records`
+) -> pd.DataFrame:
+    "Rows as `concentration_frame`: records trained on a concentrated setting, scored on it."
     rows = []
     for m in methods:
         for name, (where, width, share) in CONCENTRATION_SETTINGS.items():
-            recs = harc_records({name: {'method': m, 'train_condition': name}}, seeds, results_dir, **common)
-            rows += [dict(method=f'{m}, trained on it', backbone='cnn', seed=r.seed, region=where, width=width, share=share,
-                          accuracy=r[name]) for _, r in recs.iterrows()]
-    return pd.DataFrame(rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy'])
+            recs = harc_records(
+                {name: {'method': m, 'train_condition': name}}, seeds, results_dir, **common
+            )
+            rows += [
+                dict(
+                    method=f'{m}, trained on it',
+                    backbone='cnn',
+                    seed=r.seed,
+                    region=where,
+                    width=width,
+                    share=share,
+                    accuracy=r[name],
+                )
+                for _, r in recs.iterrows()
+            ]
+    return pd.DataFrame(
+        rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy']
+    )
 
 # %% ../nbs/14_analysis.ipynb #1e3746eb
 def plot_analysis_severity_shortcut(sev, sc, axes=None):
-    "Four panels: accuracy vs. share of shifted test windows per condition (ERM solid, PRISM dashed); aligned/neutral/conflicting accuracy, mask-following rate, average vs. worst-group accuracy vs. rho."
+    "Four panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
     import matplotlib.pyplot as plt, seaborn as sns
-    if axes is None: _, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-    conds = SEVERITY_DESIGN['conditions']; colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+
+    if axes is None:
+        _, axes = plt.subplots(1, 4, figsize=(16, 3.6))
+    conds = SEVERITY_DESIGN['conditions']
+    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     CB = sns.color_palette('colorblind')
     ls = {'erm': '-', 'prism': '--'}
     s = sev[(sev.backbone == 'cnn') & (sev.channels == 'acc_gyro') & (sev.variant == 'full')]
     for (m, cond), g in s.groupby(['method', 'condition'], sort=False):
-        if m not in ls: continue
+        if m not in ls:
+            continue
         st = summarize(g, 'fraction', ['accuracy'])
-        axes[0].errorbar(st.fraction * 100, st['mean'], st.se, color=colors[cond], ls=ls[m], marker='o', ms=3, capsize=2,
-                         label=cond if m == 'erm' else None)
-    axes[0].set_xlabel('shifted test windows (%)'); axes[0].set_ylabel('accuracy (%)'); axes[0].set_title('Shift severity (ERM solid, PRISM dashed)')
+        axes[0].errorbar(
+            st.fraction * 100,
+            st['mean'],
+            st.se,
+            color=colors[cond],
+            ls=ls[m],
+            marker='o',
+            ms=3,
+            capsize=2,
+            label=cond if m == 'erm' else None,
+        )
+    axes[0].set_xlabel('shifted test windows (%)')
+    axes[0].set_ylabel('accuracy (%)')
+    axes[0].set_title('Shift severity (ERM solid, PRISM dashed)')
     axes[0].legend(fontsize=8, ncol=2)
     palette = dict(zip(['aligned', 'neutral', 'conflicting'], sns.color_palette('colorblind', 3)))
     sc = sc[(sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
     for m in ['erm', 'prism']:
         g = sc[sc.method == m] if len(sc) else sc
-        if not len(g): continue
+        if not len(g):
+            continue
         for k in ['aligned', 'neutral', 'conflicting']:
             st = summarize(g, 'rho', [k])
-            axes[1].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color=palette[k], marker='o', ms=3, capsize=2, label=k if m == 'erm' else None)
+            axes[1].errorbar(
+                st.rho,
+                st['mean'],
+                st.se,
+                ls=ls[m],
+                color=palette[k],
+                marker='o',
+                ms=3,
+                capsize=2,
+                label=k if m == 'erm' else None,
+            )
         st = summarize(g, 'rho', ['mask_following'])
-        axes[2].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color='k', marker='o', ms=3, capsize=2, label={'erm': 'ERM', 'prism': 'PRISM'}[m])
+        axes[2].errorbar(
+            st.rho,
+            st['mean'],
+            st.se,
+            ls=ls[m],
+            color='k',
+            marker='o',
+            ms=3,
+            capsize=2,
+            label={'erm': 'ERM', 'prism': 'PRISM'}[m],
+        )
         for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
             st = summarize(g, 'rho', [k])
-            axes[3].errorbar(st.rho, st['mean'], st.se, ls=ls[m], color=col, marker='o', ms=3, capsize=2,
-                             label={'group_avg': 'average', 'group_worst': 'worst group'}[k] if m == 'erm' else None)
-    for ax, t, y in [(axes[1], 'Shortcut strength (ERM solid, PRISM dashed)', 'accuracy (%)'), (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
-                     (axes[3], '(class, pattern) groups, neutral test set', 'accuracy (%)')]:
-        ax.set_xlabel('rho (share of source windows with their class\'s pattern)'); ax.set_title(t); ax.set_ylabel(y); ax.legend(fontsize=8)
-    for ax in axes: ax.grid(alpha=.3)
+            axes[3].errorbar(
+                st.rho,
+                st['mean'],
+                st.se,
+                ls=ls[m],
+                color=col,
+                marker='o',
+                ms=3,
+                capsize=2,
+                label={'group_avg': 'average', 'group_worst': 'worst group'}[k]
+                if m == 'erm'
+                else None,
+            )
+    for ax, t, y in [
+        (axes[1], 'Shortcut strength (ERM solid, PRISM dashed)', 'accuracy (%)'),
+        (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
+        (axes[3], '(class, pattern) groups, neutral test set', 'accuracy (%)'),
+    ]:
+        ax.set_xlabel('rho (share of source windows with their class\'s pattern)')
+        ax.set_title(t)
+        ax.set_ylabel(y)
+        ax.legend(fontsize=8)
+    for ax in axes:
+        ax.grid(alpha=0.3)
     return axes
 
 # %% ../nbs/14_analysis.ipynb #eae78eeb
-def plot_backbone_severity(sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'), axes=None):
-    "One panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition (mean ± se over seeds)."
+def plot_backbone_severity(
+    sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'), axes=None
+):
+    "A panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition."
     import matplotlib.pyplot as plt, seaborn as sns
     from prism_nb.backbones import BACKBONE_DISPLAY
-    if axes is None: _, axes = plt.subplots(1, len(backbones), figsize=(3.2 * len(backbones), 3.2), sharey=True)
-    conds = SEVERITY_DESIGN['conditions']; colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+
+    if axes is None:
+        _, axes = plt.subplots(1, len(backbones), figsize=(3.2 * len(backbones), 3.2), sharey=True)
+    conds = SEVERITY_DESIGN['conditions']
+    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     s = sev[(sev.method == 'erm') & (sev.channels == 'acc_gyro')]
     for ax, b in zip(axes, backbones):
         g = s[s.backbone == b]
         for cond in conds:
             st = summarize(g[g.condition == cond], 'fraction', ['accuracy'])
-            if len(st): ax.errorbar(st.fraction * 100, st['mean'], st.se, color=colors[cond], marker='o', ms=3, capsize=2, label=cond)
+            if len(st):
+                ax.errorbar(
+                    st.fraction * 100,
+                    st['mean'],
+                    st.se,
+                    color=colors[cond],
+                    marker='o',
+                    ms=3,
+                    capsize=2,
+                    label=cond,
+                )
         n = g.seed.nunique()
-        ax.set_title(f'{BACKBONE_DISPLAY[b]} ({n} seed{"s" if n != 1 else ""})' if n else f'{BACKBONE_DISPLAY[b]} (no records)')
-        ax.set_xlabel('shifted test windows (%)'); ax.grid(alpha=.3)
-    axes[0].set_ylabel('ERM accuracy (%)'); axes[0].legend(fontsize=8)
+        ax.set_title(
+            f'{BACKBONE_DISPLAY[b]} ({n} seed{"s" if n != 1 else ""})'
+            if n
+            else f'{BACKBONE_DISPLAY[b]} (no records)'
+        )
+        ax.set_xlabel('shifted test windows (%)')
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel('ERM accuracy (%)')
+    axes[0].legend(fontsize=8)
     return axes
 
 # %% ../nbs/14_analysis.ipynb #f6bd441b
 def harc_bias_summary(sc, methods):
-    "Mean, se (NaN for one seed) and seeds n per method at rho = 0.9 of aligned / neutral / conflicting accuracy and the mask-following rate."
-    cols = {'aligned': 'Bias-aligned', 'neutral': 'Unbiased', 'conflicting': 'Bias-conflicting', 'mask_following': 'Mask-following'}
-    g = sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else pd.DataFrame(columns=['method', *cols])
-    summ = summarize(g[g.method.isin(methods)].rename(columns=cols), 'method', list(cols.values())).set_index(['method', 'column'])
-    out = summ.reindex(pd.MultiIndex.from_product([list(methods), list(cols.values())], names=['method', 'column'])).reset_index()
-    return out.assign(n=out['n'].fillna(0).astype(int))[['method', 'column', 'mean', 'se', 'n']]  # a method without records: NaN, 0 seeds
+    "Mean, se, seeds n per method at rho = 0.9 of aligned/neutral/conflicting acc., following."
+    cols = {
+        'aligned': 'Bias-aligned',
+        'neutral': 'Unbiased',
+        'conflicting': 'Bias-conflicting',
+        'mask_following': 'Mask-following',
+    }
+    g = (
+        sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')]
+        if len(sc)
+        else pd.DataFrame(columns=['method', *cols])
+    )
+    summ = summarize(
+        g[g.method.isin(methods)].rename(columns=cols), 'method', list(cols.values())
+    ).set_index(['method', 'column'])
+    out = summ.reindex(
+        pd.MultiIndex.from_product([list(methods), list(cols.values())], names=['method', 'column'])
+    ).reset_index()
+    return out.assign(n=out['n'].fillna(0).astype(int))[
+        ['method', 'column', 'mean', 'se', 'n']
+    ]  # a method without records: NaN, 0 seeds
 
 # %% ../nbs/14_analysis.ipynb #ff2f5720
 def plot_dg_shortcut(summary, names: dict, axes):
-    "Two panels over methods at rho = 0.9: bias-aligned / unbiased / bias-conflicting accuracy, and the mask-following rate (mean ± se over seeds)."
+    "Two panels over methods at rho 0.9: aligned/unbiased/conflicting accuracy, mask-following."
     import seaborn as sns
-    pal = sns.color_palette('colorblind', 3); CB = sns.color_palette('colorblind')
-    methods = list(dict.fromkeys(summary.method)); x = np.arange(len(methods)); w = .27
+
+    pal = sns.color_palette('colorblind', 3)
+    CB = sns.color_palette('colorblind')
+    methods = list(dict.fromkeys(summary.method))
+    x = np.arange(len(methods))
+    w = 0.27
     for i, col in enumerate(['Bias-aligned', 'Unbiased', 'Bias-conflicting']):
         s = summary[summary.column == col].set_index('method').loc[methods]
         axes[0].bar(x + (i - 1) * w, s['mean'], w, yerr=s['se'], capsize=2, color=pal[i], label=col)
     s = summary[summary.column == 'Mask-following'].set_index('method').loc[methods]
-    axes[1].bar(x, s['mean'], .6, yerr=s['se'], capsize=2, color=[CB[3] if m == 'prism' else '0.55' for m in methods])
-    for ax in axes: ax.set_xticks(x, [names[m] for m in methods], rotation=60, ha='right', fontsize=8); ax.grid(axis='y', alpha=.3)
-    axes[0].set_ylabel('accuracy (%)\n(bars: mean ± se over seeds)'); axes[0].set_ylim(0, 100); axes[0].legend(fontsize=8, loc='lower left')
-    axes[0].set_title('HAR-C, rho = 0.9: accuracy by test-time sampling cue'); axes[1].set_ylim(0, 100)
-    axes[1].set_ylabel('conflicting windows\npredicted as their pattern (%)'); axes[1].set_title('HAR-C, rho = 0.9: mask-following rate')
+    axes[1].bar(
+        x,
+        s['mean'],
+        0.6,
+        yerr=s['se'],
+        capsize=2,
+        color=[CB[3] if m == 'prism' else '0.55' for m in methods],
+    )
+    for ax in axes:
+        ax.set_xticks(x, [names[m] for m in methods], rotation=60, ha='right', fontsize=8)
+        ax.grid(axis='y', alpha=0.3)
+    axes[0].set_ylabel('accuracy (%)\n(bars: mean ± se over seeds)')
+    axes[0].set_ylim(0, 100)
+    axes[0].legend(fontsize=8, loc='lower left')
+    axes[0].set_title('HAR-C, rho = 0.9: accuracy by test-time sampling cue')
+    axes[1].set_ylim(0, 100)
+    axes[1].set_ylabel('conflicting windows\npredicted as their pattern (%)')
+    axes[1].set_title('HAR-C, rho = 0.9: mask-following rate')
     return axes
 
 # %% ../nbs/14_analysis.ipynb #2bf06cae
 def concentration_table(conc):
-    "Accuracy (mean ± se over seeds and the three regions First/Last/Mid) per method, region width and share of the budget inside the region."
-    if not len(conc): return pd.DataFrame()
-    per_seed = conc.groupby(['method', 'width', 'share', 'seed'], sort=False).accuracy.mean().reset_index()  # mean over the three regions
+    "Accuracy (mean ± se over seeds, regions) per method, region width and share in the region."
+    if not len(conc):
+        return pd.DataFrame()
+    per_seed = (
+        conc.groupby(['method', 'width', 'share', 'seed'], sort=False).accuracy.mean().reset_index()
+    )  # mean over the three regions
     st = summarize(per_seed, ['method', 'width', 'share'], ['accuracy'])
     st['cell'] = [pm(m, s) for m, s in zip(st['mean'], st['se'])]
     st['share'] = st['share'].astype(str)
-    out = st.pivot_table(index=['method', 'width'], columns='share', values='cell', aggfunc='first', sort=False)
+    out = st.pivot_table(
+        index=['method', 'width'], columns='share', values='cell', aggfunc='first', sort=False
+    )
     out['seeds'] = st.groupby(['method', 'width'], sort=False)['n'].max()
     return out
 
 # %% ../nbs/14_analysis.ipynb #3e9e8a02
-def plot_concentration(conc,  # `concentration_frame`, with the rows of `concentration_ceiling_frame` if any
-                       widths=(0.2, 0.3, 0.4),  # one panel each
-                       axes=None):
-    "Accuracy (mean over the three regions, ± se over seeds) vs. share of the steps inside the region, a panel per width, a line or point per method."
+def plot_concentration(
+    conc,  # `concentration_frame`, with the rows of `concentration_ceiling_frame` if any
+    widths=(0.2, 0.3, 0.4),  # one panel each
+    axes=None,
+):
+    "Accuracy (mean over regions, ± se) vs. share of steps in the region, a panel per width."
     import matplotlib.pyplot as plt, seaborn as sns
-    if axes is None: _, axes = plt.subplots(1, len(widths), figsize=(3.6 * len(widths), 3.3), sharey=True)
+
+    if axes is None:
+        _, axes = plt.subplots(1, len(widths), figsize=(3.6 * len(widths), 3.3), sharey=True)
     methods = list(dict.fromkeys(conc.method)) if len(conc) else []
     colors = dict(zip(methods, sns.color_palette('colorblind', max(len(methods), 1))))
     for ax, w in zip(axes, widths):
         g = conc[(conc.width == w) & (conc.share != 'uniform')] if len(conc) else conc
         for m in methods:
             x = g[g.method == m]
-            if not len(x): continue
-            per_seed = x.groupby(['share', 'seed']).accuracy.mean().reset_index()  # mean over the three regions
+            if not len(x):
+                continue
+            per_seed = (
+                x.groupby(['share', 'seed']).accuracy.mean().reset_index()
+            )  # mean over the three regions
             st = summarize(per_seed, 'share', ['accuracy']).sort_values('share')
-            ax.errorbar(st['share'].astype(float), st['mean'], yerr=st['se'].fillna(0), marker='o', capsize=2, color=colors[m],
-                        linestyle='-' if len(st) > 1 else 'none', label=f"{m} ({int(st['n'].max())} seeds)")
-        ax.set_title(f'steps inside {w:.0%} of the window'); ax.set_xlabel('share of the steps inside the region')
+            ax.errorbar(
+                st['share'].astype(float),
+                st['mean'],
+                yerr=st['se'].fillna(0),
+                marker='o',
+                capsize=2,
+                color=colors[m],
+                linestyle='-' if len(st) > 1 else 'none',
+                label=f"{m} ({int(st['n'].max())} seeds)",
+            )
+        ax.set_title(f'steps inside {w:.0%} of the window')
+        ax.set_xlabel('share of the steps inside the region')
     axes[0].set_ylabel('accuracy (%)')
-    if methods: axes[-1].legend(fontsize=7, loc='lower left')
+    if methods:
+        axes[-1].legend(fontsize=7, loc='lower left')
     return axes
 
 # %% ../nbs/14_analysis.ipynb #060d6cc5
 def _severity_finding(sev) -> str | None:
-    "Severity: what shifting every test window costs ERM on the CNN per condition, and whether accuracy falls as more shift."
+    "Severity: what shifting every test window costs ERM on the CNN, and if more shift costs more."
     s = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.channels == 'acc_gyro')]
-    if not len(s): return None
+    if not len(s):
+        return None
     per = s.groupby(['condition', 'fraction']).accuracy.mean().unstack()
     drop = (per[0.0] - per[1.0]).sort_values(ascending=False)
     mono = [cnd for cnd in per.index if (per.loc[cnd].diff().dropna() <= 0.5).all()]
-    return (f"**Severity** (ERM, CNN, {s.seed.nunique()} seeds): shifting all test windows costs "
-            + ', '.join(f'{k} {v:.1f}' for k, v in drop.items()) + " points of accuracy against Random; accuracy falls "
-            f"(never rising by more than 0.5 points) as more windows shift for {len(mono)} of {len(per)} conditions. "
-            f"The paper's finding holds where the shift costs more than 5 points ({', '.join(drop[drop > 5].index) or 'nowhere'}); "
-            f"it does not for {', '.join(drop[drop <= 5].index) or 'none'}, which cost little at our concentration (see below).")
+    return (
+        f"**Severity** (ERM, CNN, {s.seed.nunique()} seeds): shifting all test windows costs "
+        + ', '.join(f'{k} {v:.1f}' for k, v in drop.items())
+        + " points of accuracy against Random; accuracy falls "
+        f"(never rising by more than 0.5 points) as more windows shift for {len(mono)} of "
+        f"{len(per)} conditions. "
+        "The paper's finding holds where the shift costs more than 5 points "
+        f"({', '.join(drop[drop > 5].index) or 'nowhere'}); "
+        f"it does not for {', '.join(drop[drop <= 5].index) or 'none'}, which cost little at our "
+        "concentration (see below)."
+    )
 
 # %% ../nbs/14_analysis.ipynb #3f0358d4
 def _shortcut_finding(sc) -> str | None:
-    "Shortcuts: ERM's accuracies, mask-following rate and worst-group gap from the lowest rho to the highest."
-    g = sc[(sc.method == 'erm') & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
-    if not (len(g) and g.rho.nunique() > 1): return None
-    by = g.groupby('rho')[['aligned', 'conflicting', 'mask_following', 'group_avg', 'group_worst']].mean()
+    "Shortcuts: ERM's accuracies, mask-following, worst-group gap from the lowest to highest rho."
+    g = (
+        sc[(sc.method == 'erm') & (sc.backbone == 'cnn') & (sc.variant == 'full')]
+        if len(sc)
+        else sc
+    )
+    if not (len(g) and g.rho.nunique() > 1):
+        return None
+    by = g.groupby('rho')[
+        ['aligned', 'conflicting', 'mask_following', 'group_avg', 'group_worst']
+    ].mean()
     lo, hi = by.index.min(), by.index.max()
-    return (f"**Shortcuts** (ERM, rho {lo:.2f} to {hi:.2f}, {g.seed.nunique()} seeds): aligned accuracy {by.aligned[lo]:.1f} -> {by.aligned[hi]:.1f}, "
-            f"conflicting {by.conflicting[lo]:.1f} -> {by.conflicting[hi]:.1f}, mask-following rate {by.mask_following[lo]:.1f}% -> "
-            f"{by.mask_following[hi]:.1f}%, average-minus-worst-group gap {by.group_avg[lo] - by.group_worst[lo]:.1f} -> "
-            f"{by.group_avg[hi] - by.group_worst[hi]:.1f} points: "
-            + ('reproduces the paper (the model learns the sampling shortcut as rho grows).' if by.conflicting[hi] < by.conflicting[lo] - 10 and by.mask_following[hi] > by.mask_following[lo] + 10
-               else 'does not reproduce the paper\'s strong shortcut learning.'))
+    return (
+        f"**Shortcuts** (ERM, rho {lo:.2f} to {hi:.2f}, {g.seed.nunique()} seeds): aligned "
+        f"accuracy {by.aligned[lo]:.1f} -> {by.aligned[hi]:.1f}, "
+        f"conflicting {by.conflicting[lo]:.1f} -> {by.conflicting[hi]:.1f}, mask-following rate "
+        f"{by.mask_following[lo]:.1f}% -> "
+        f"{by.mask_following[hi]:.1f}%, average-minus-worst-group gap "
+        f"{by.group_avg[lo] - by.group_worst[lo]:.1f} -> "
+        f"{by.group_avg[hi] - by.group_worst[hi]:.1f} points: "
+        + (
+            'reproduces the paper (the model learns the sampling shortcut as rho grows).'
+            if by.conflicting[hi] < by.conflicting[lo] - 10
+            and by.mask_following[hi] > by.mask_following[lo] + 10
+            else 'does not reproduce the paper\'s strong shortcut learning.'
+        )
+    )
 
 # %% ../nbs/14_analysis.ipynb #d13b9153
 def _dg_shortcut_finding(sc) -> str | None:
-    "DG under a source-stable shortcut (rho = 0.9): the baselines' conflicting accuracy and mask-following beside ERM's and PRISM's."
+    "DG under a source-stable shortcut (rho = 0.9): baselines' conflicting acc. and mask-following."
     b = sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
-    if not (len(b) and b.method.nunique() > 2): return None
+    if not (len(b) and b.method.nunique() > 2):
+        return None
     m = b.groupby('method')[['aligned', 'neutral', 'conflicting', 'mask_following']].mean()
     base = m.drop(index=[x for x in ('erm', 'prism') if x in m.index])
-    line = (f"**DG under a source-stable shortcut** (rho = 0.9, {len(base)} baselines, {b.groupby('method').seed.nunique().min()}+ seeds each): "
-            f"ERM conflicting {m.conflicting.get('erm', float('nan')):.1f} (mask-following {m.mask_following.get('erm', float('nan')):.1f}%); "
-            f"the baselines' conflicting accuracy spans {base.conflicting.min():.1f}-{base.conflicting.max():.1f} and their mask-following "
-            f"{base.mask_following.min():.1f}-{base.mask_following.max():.1f}%")
+    line = (
+        f"**DG under a source-stable shortcut** (rho = 0.9, {len(base)} baselines, "
+        f"{b.groupby('method').seed.nunique().min()}+ seeds each): "
+        f"ERM conflicting {m.conflicting.get('erm', float('nan')):.1f} (mask-following "
+        f"{m.mask_following.get('erm', float('nan')):.1f}%); "
+        "the baselines' conflicting accuracy spans "
+        f"{base.conflicting.min():.1f}-{base.conflicting.max():.1f} and their mask-following "
+        f"{base.mask_following.min():.1f}-{base.mask_following.max():.1f}%"
+    )
     if 'prism' in m.index:
-        line += (f"; PRISM {m.conflicting['prism']:.1f} conflicting and {m.neutral['prism']:.1f} unbiased "
-                 f"({'the best' if m.conflicting['prism'] >= m.conflicting.max() - 1e-9 else 'not the best'} conflicting accuracy), mask-following {m.mask_following['prism']:.1f}%")
+        best = m.conflicting['prism'] >= m.conflicting.max() - 1e-9
+        line += (
+            f"; PRISM {m.conflicting['prism']:.1f} conflicting and {m.neutral['prism']:.1f} "
+            "unbiased "
+            f"({'the best' if best else 'not the best'} conflicting accuracy), "
+            f"mask-following {m.mask_following['prism']:.1f}%"
+        )
     return line + '.'
 
 # %% ../nbs/14_analysis.ipynb #da34aabc
 def _concentration_finding(sev, conc) -> str | None:
-    "Concentration: ERM's drop at the benchmark's setting against the paper's, and which cells of the grid reach the paper's drops."
+    "Concentration: ERM's drop at the benchmark's setting vs the paper's; grid cells reaching it."
     cn = conc[(conc.method == 'erm') & (conc.backbone == 'cnn')] if len(conc) else conc
-    if not (len(cn) and (paper_dir() / 'reported.csv').exists()): return None
+    if not (len(cn) and (paper_dir() / 'reported.csv').exists()):
+        return None
     paper = reported('tab:harc').query("row == 'ERM'").set_index('column')['mean']
     paper_drop = {k: paper['Random'] - paper[k] for k in ('First', 'Last', 'Mid')}
-    rnd = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.fraction == 0.0)].groupby('seed').accuracy.mean().mean() if len(sev) else float('nan')
+    rnd = (
+        sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.fraction == 0.0)]
+        .groupby('seed')
+        .accuracy.mean()
+        .mean()
+        if len(sev)
+        else float('nan')
+    )
     acc = cn.groupby(['width', 'share']).accuracy.mean()
     reach = [(w, sh) for (w, sh), a in acc.items() if rnd - a >= min(paper_drop.values())]
     default = acc.get((0.4, 0.8), float('nan'))
-    return (f"**Concentration** (ERM; mean of First/Last/Mid): at the benchmark's setting (80% of the steps in 40% of the window) "
-            f"accuracy is {default:.1f} against {rnd:.1f} under Random, a {rnd - default:.1f}-point drop where the paper reports "
-            f"{min(paper_drop.values()):.1f}-{max(paper_drop.values()):.1f}; "
-            + (f"drops as large as the paper's appear only at " + ', '.join(f'width {w:g} with {sh} of the steps inside' for w, sh in reach)
-               if reach else "no setting of the grid, not even every step inside 20% of the window, reaches the paper's drops") + '.')
+    return (
+        "**Concentration** (ERM; mean of First/Last/Mid): at the benchmark's setting (80% of the "
+        "steps in 40% of the window) "
+        f"accuracy is {default:.1f} against {rnd:.1f} under Random, a {rnd - default:.1f}-point "
+        "drop where the paper reports "
+        f"{min(paper_drop.values()):.1f}-{max(paper_drop.values()):.1f}; "
+        + (
+            f"drops as large as the paper's appear only at "
+            + ', '.join(f'width {w:g} with {sh} of the steps inside' for w, sh in reach)
+            if reach
+            else "no setting of the grid, not even every step inside 20% of the window, reaches "
+                 "the paper's drops"
+        )
+        + '.'
+    )
 
 # %% ../nbs/14_analysis.ipynb #1a714bea
 def section3_findings(results_dir=None) -> list:
-    "Sentences stating, from the records, whether each of the paper's Section 3 findings reproduces."
-    sev, sc, conc = severity_frame(results_dir), shortcut_frame(results_dir), concentration_frame(results_dir)
-    found = [_severity_finding(sev), _shortcut_finding(sc), _dg_shortcut_finding(sc), _concentration_finding(sev, conc)]
+    "Sentences stating, from the records, whether each of the paper's Section 3 findings reproduces"
+    sev, sc, conc = (
+        severity_frame(results_dir),
+        shortcut_frame(results_dir),
+        concentration_frame(results_dir),
+    )
+    found = [
+        _severity_finding(sev),
+        _shortcut_finding(sc),
+        _dg_shortcut_finding(sc),
+        _concentration_finding(sev, conc),
+    ]
     return [f for f in found if f is not None]

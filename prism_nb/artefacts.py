@@ -13,10 +13,10 @@ import seaborn as sns
 import torch
 
 from .algorithms import algorithm_class, domain_groups, domain_risks, mmd_penalty
-from .report import (paper_dir, pm, reported, save_figure, summarize, versus_paper,
-                             wide_table)
-from .sampling import (HARC_CONDITIONS, condition_masks, plot_condition_masks,
-                               plot_harc_construction)
+from .report import paper_dir, pm, reported, save_figure, summarize, versus_paper
+from .report import wide_table
+from .sampling import HARC_CONDITIONS, condition_masks, plot_condition_masks
+from .sampling import plot_harc_construction
 from .backbones import BACKBONE_DISPLAY
 from .config import TASKS, check_seeds, make_config, record_path
 from .core import derive_seed, results_root
@@ -32,39 +32,63 @@ __all__ = ['BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS'
            'initial_geometry', 'harc_figures', 'dataset_statistics', 'augmentation_settings']
 
 # %% ../nbs/11a_artefacts.ipynb #38f7ac48
-def harc_records(rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
-                 seeds=range(3),  # seeds looked up for every row
-                 results_dir=None,  # default <repo>/results
-                 **common) -> pd.DataFrame:
-    "Records of the canonical HAR-C config of each row and seed (missing ones left out), one row per run."
-    results_dir = results_root(results_dir); seeds = check_seeds(seeds); out = []
+def harc_records(
+    rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
+    seeds=range(3),  # seeds looked up for every row
+    results_dir=None,  # default <repo>/results
+    **common,
+) -> pd.DataFrame:
+    "Records of the canonical HAR-C config per row and seed (missing ones left out), one per run."
+    results_dir = results_root(results_dir)
+    seeds = check_seeds(seeds)
+    out = []
     for name, overrides in rows.items():
         for seed in seeds:
             p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
             if p.exists():
                 r = read_record(p)
-                out.append({'row': name, 'seed': seed, **r['metrics'], 'Avg.': r['avg'], 'val_acc': r.get('val_acc'),
-                            'seconds_per_epoch': r['timing']['seconds_per_epoch'], 'total_seconds': r['timing']['total_seconds'],
-                            'threads': r.get('torch_threads')})
+                out.append(
+                    {
+                        'row': name,
+                        'seed': seed,
+                        **r['metrics'],
+                        'Avg.': r['avg'],
+                        'val_acc': r.get('val_acc'),
+                        'seconds_per_epoch': r['timing']['seconds_per_epoch'],
+                        'total_seconds': r['timing']['total_seconds'],
+                        'threads': r.get('torch_threads'),
+                    }
+                )
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
 
 # %% ../nbs/11a_artefacts.ipynb #66524d6a
-def harc_result_table(rows: dict, seeds=range(3), results_dir=None, paper_table: str | None = 'tab:harc',
-                      paper_rows: dict | None = None,
-                      paper_block: str | None = None,  # only this block of the paper's table (e.g. a backbone of tab:backbone)
-                      rename: dict | None = None,  # record metric -> table column (a task's own names for HAR-C's conditions)
-                      **common):
-    "The paper-layout table (mean ± se over seeds) and, when `paper_table` is given, its twin beside the paper."
+def harc_result_table(
+    rows: dict,
+    seeds=range(3),
+    results_dir=None,
+    paper_table: str | None = 'tab:harc',
+    paper_rows: dict | None = None,
+    paper_block: str | None = None,  # only this block of the paper's table (e.g. a backbone)
+    rename: dict | None = None,  # record metric -> table column (a task's names for the conditions)
+    **common,
+):
+    "The paper-layout table (mean ± se over seeds) and, given `paper_table`, its twin by the paper."
     cols = HARC_CONDITIONS + ['Avg.']
     recs = harc_records(rows, seeds, results_dir, **common).rename(columns=rename or {})
     summ = summarize(recs, 'row', cols)
     table = wide_table(summ, 'row', list(rows), cols)
-    if len(recs) and recs.threads.nunique() > 1:  # say so when a table mixes thread counts (records differ in the last bits)
-        table['threads'] = [', '.join(str(t) for t in sorted(recs.threads[recs.row == r].dropna().unique())) for r in rows]
+    if (
+        len(recs) and recs.threads.nunique() > 1
+    ):  # say so when a table mixes thread counts (records differ in the last bits)
+        table['threads'] = [
+            ', '.join(str(t) for t in sorted(recs.threads[recs.row == r].dropna().unique()))
+            for r in rows
+        ]
     twin = None
     if paper_table and (paper_dir() / 'reported.csv').exists():
         paper = reported(paper_table)
-        if paper_block is not None: paper = paper[paper.block == paper_block]
+        if paper_block is not None:
+            paper = paper[paper.block == paper_block]
         twin = versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows}, cols)
     return table, twin, recs
 
@@ -74,175 +98,372 @@ def twin_wide(twin: pd.DataFrame) -> pd.DataFrame:
     out = []
     for row, g in twin.groupby('row', sort=False):
         g = g.set_index('column')
-        out.append(pd.Series({c: pm(g.loc[c, 'ours'], g.loc[c, 'ours_se']) for c in g.index}, name=(row, 'ours')))
-        out.append(pd.Series({c: pm(g.loc[c, 'paper'], g.loc[c, 'paper_se']) for c in g.index}, name=(row, 'paper')))
-        out.append(pd.Series({c: '—' if pd.isna(g.loc[c, 'diff']) else f"{g.loc[c, 'diff']:+.2f}" for c in g.index}, name=(row, 'diff')))
+        out.append(
+            pd.Series(
+                {c: pm(g.loc[c, 'ours'], g.loc[c, 'ours_se']) for c in g.index}, name=(row, 'ours')
+            )
+        )
+        out.append(
+            pd.Series(
+                {c: pm(g.loc[c, 'paper'], g.loc[c, 'paper_se']) for c in g.index},
+                name=(row, 'paper'),
+            )
+        )
+        out.append(
+            pd.Series(
+                {
+                    c: '—' if pd.isna(g.loc[c, 'diff']) else f"{g.loc[c, 'diff']:+.2f}"
+                    for c in g.index
+                },
+                name=(row, 'diff'),
+            )
+        )
     df = pd.DataFrame(out)
     df.index = pd.MultiIndex.from_tuples(df.index, names=['row', 'source'])
     return df
 
 # %% ../nbs/11a_artefacts.ipynb #de9ee933
-def ceiling_frame(methods=('erm', 'prism'),  # methods with condition-trained records
-                  seeds=range(3), results_dir=None, **common) -> pd.DataFrame:
-    "Accuracy on each HAR-C condition of Random-trained and of condition-trained models: method, condition, trained_on, seed, accuracy."
+def ceiling_frame(
+    methods=('erm', 'prism'),  # methods with condition-trained records
+    seeds=range(3),
+    results_dir=None,
+    **common,
+) -> pd.DataFrame:
+    "HAR-C accuracy of Random- and condition-trained models: method, condition, trained_on, seed."
     rows = []
     for m in methods:
-        same = {c: harc_records({c: {'method': m, 'train_condition': c}}, seeds, results_dir, **common) for c in HARC_CONDITIONS if c != 'Random'}
-        paired = sorted({s for r in same.values() for s in r.get('seed', [])}) or list(check_seeds(seeds))
+        same = {
+            c: harc_records({c: {'method': m, 'train_condition': c}}, seeds, results_dir, **common)
+            for c in HARC_CONDITIONS
+            if c != 'Random'
+        }
+        paired = sorted({s for r in same.values() for s in r.get('seed', [])}) or list(
+            check_seeds(seeds)
+        )
         base = harc_records({'Random': {'method': m}}, paired, results_dir, **common)
         for c in HARC_CONDITIONS:
-            for trained_on, recs in [('Random', base), ('itself', base if c == 'Random' else same[c])]:  # Random trained on itself is the base
-                rows += [dict(method=m, condition=c, trained_on=trained_on, seed=r.seed, accuracy=r.get(c)) for _, r in recs.iterrows()]
-    return pd.DataFrame(rows, columns=['method', 'condition', 'trained_on', 'seed', 'accuracy']).dropna(subset=['accuracy'])
+            for trained_on, recs in [
+                ('Random', base),
+                ('itself', base if c == 'Random' else same[c]),
+            ]:  # Random trained on itself is the base
+                rows += [
+                    dict(
+                        method=m, condition=c, trained_on=trained_on, seed=r.seed, accuracy=r.get(c)
+                    )
+                    for _, r in recs.iterrows()
+                ]
+    return pd.DataFrame(
+        rows, columns=['method', 'condition', 'trained_on', 'seed', 'accuracy']
+    ).dropna(subset=['accuracy'])
 
 # %% ../nbs/11a_artefacts.ipynb #eebd4567
-def ceiling_table(frame: pd.DataFrame,  # `ceiling_frame`
-                  names: dict | None = None,  # method -> display name
-                  methods=('erm', 'prism')  # the columns when `frame` has no rows (else its methods)
-                 ) -> pd.DataFrame:
-    "Per condition: each method trained on Random and on the condition (mean ± se), and ERM's drop, what training on it recovers, what is left."
+def ceiling_table(
+    frame: pd.DataFrame,  # `ceiling_frame`
+    names: dict | None = None,  # method -> display name
+    methods=('erm', 'prism'),  # the columns when `frame` has no rows (else its methods)
+) -> pd.DataFrame:
+    "Per condition: methods trained on Random and on it (mean ± se); ERM's drop, recovered, left."
     names = names or {}
-    f = frame.assign(row=frame.condition, column=frame.method.map(lambda m: names.get(m, m)) + ', trained on ' + frame.trained_on.map({'Random': 'Random', 'itself': 'it'}))
-    cols = [c for m in (list(dict.fromkeys(frame.method)) or list(methods)) for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")]
-    if not len(frame): return pd.DataFrame('—', index=pd.Index(HARC_CONDITIONS, name='condition'), columns=cols).assign(seeds=0)
-    summ = summarize(f.pivot_table(index=['row', 'seed'], columns='column', values='accuracy').reset_index(), 'row', cols)
+    f = frame.assign(
+        row=frame.condition,
+        column=frame.method.map(lambda m: names.get(m, m))
+        + ', trained on '
+        + frame.trained_on.map({'Random': 'Random', 'itself': 'it'}),
+    )
+    cols = [
+        c
+        for m in (list(dict.fromkeys(frame.method)) or list(methods))
+        for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")
+    ]
+    if not len(frame):
+        return pd.DataFrame(
+            '—', index=pd.Index(HARC_CONDITIONS, name='condition'), columns=cols
+        ).assign(seeds=0)
+    summ = summarize(
+        f.pivot_table(index=['row', 'seed'], columns='column', values='accuracy').reset_index(),
+        'row',
+        cols,
+    )
     table = wide_table(summ, 'row', HARC_CONDITIONS, cols, index_name='condition')
     mean = {(r.row, r.column): r['mean'] for _, r in summ.iterrows()}
     e = names.get('erm', 'erm')
     if f"{e}, trained on it" in cols:
         top = mean.get(('Random', f'{e}, trained on Random'), np.nan)
         drop = {c: top - mean.get((c, f'{e}, trained on Random'), np.nan) for c in HARC_CONDITIONS}
-        back = {c: mean.get((c, f'{e}, trained on it'), np.nan) - mean.get((c, f'{e}, trained on Random'), np.nan) for c in HARC_CONDITIONS}
+        back = {
+            c: mean.get((c, f'{e}, trained on it'), np.nan)
+            - mean.get((c, f'{e}, trained on Random'), np.nan)
+            for c in HARC_CONDITIONS
+        }
         table[f'{e}: shift costs'] = [round(drop[c], 2) for c in HARC_CONDITIONS]
         table[f'{e}: training on it recovers'] = [round(back[c], 2) for c in HARC_CONDITIONS]
         table[f'{e}: left (information)'] = [round(drop[c] - back[c], 2) for c in HARC_CONDITIONS]
     return table
 
 # %% ../nbs/11a_artefacts.ipynb #8b66685e
-def plot_ceiling(frame: pd.DataFrame,  # `ceiling_frame`
-                 names: dict | None = None, ax=None):
-    "Bars per condition: each method trained on Random and trained on the condition itself (mean ± se over the seeds)."
+def plot_ceiling(
+    frame: pd.DataFrame,  # `ceiling_frame`
+    names: dict | None = None,
+    ax=None,
+):
+    "Bars per condition: each method trained on Random and on the condition (mean ± se over seeds)."
     names = names or {}
     ax = ax or plt.subplots(figsize=(10, 3.4))[1]
     groups = [(m, t) for m in frame.method.unique() for t in ('Random', 'itself')]
     width = 0.8 / max(len(groups), 1)  # no records yet: an empty panel
     for i, (m, t) in enumerate(groups):
-        st = summarize(frame[(frame.method == m) & (frame.trained_on == t)], 'condition', ['accuracy']).set_index('condition')
+        st = summarize(
+            frame[(frame.method == m) & (frame.trained_on == t)], 'condition', ['accuracy']
+        ).set_index('condition')
         mean, se = st['mean'].reindex(HARC_CONDITIONS), st['se'].reindex(HARC_CONDITIONS)
-        ax.bar(np.arange(len(HARC_CONDITIONS)) + (i - (len(groups) - 1) / 2) * width, mean, width, yerr=se, capsize=2,
-               label=f"{names.get(m, m)}, trained on {'Random' if t == 'Random' else 'the condition'}",
-               color=f'C{i // 2}', alpha=1. if t == 'itself' else .5)
-    ax.set_xticks(range(len(HARC_CONDITIONS)), HARC_CONDITIONS); ax.set_ylabel('accuracy (%)')
+        ax.bar(
+            np.arange(len(HARC_CONDITIONS)) + (i - (len(groups) - 1) / 2) * width,
+            mean,
+            width,
+            yerr=se,
+            capsize=2,
+            label=f"{names.get(m, m)}, trained on {'Random' if t == 'Random' else 'the condition'}",
+            color=f'C{i // 2}',
+            alpha=1.0 if t == 'itself' else 0.5,
+        )
+    ax.set_xticks(range(len(HARC_CONDITIONS)), HARC_CONDITIONS)
+    ax.set_ylabel('accuracy (%)')
     ax.set_ylim(max(0, frame.accuracy.min() - 10) if len(frame) else 0, 100)
-    if groups: ax.legend(ncol=len(groups), loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
+    if groups:
+        ax.legend(ncol=len(groups), loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
     return ax.figure
 
 # %% ../nbs/11a_artefacts.ipynb #d99cd856
-BACKBONE_TABLE_METHODS = ('erm', 'mldg', 'manydg', 'mixup', 'mmd', 'prism')  # the rows of the paper's tab:backbone
+BACKBONE_TABLE_METHODS = (
+    'erm',
+    'mldg',
+    'manydg',
+    'mixup',
+    'mmd',
+    'prism',
+)  # the rows of the paper's tab:backbone
 BACKBONE_TABLE_BACKBONES = ('cnn_m', 'cnn_l', 'seft', 'mtand', 'grud')  # its blocks, in its order
 
+
 def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) -> tuple:
-    "(table with a (backbone, method) index, its twin beside the paper or None, the records with a backbone column)."
+    "(table indexed by (backbone, method), its twin beside the paper or None, records w/ backbone)."
     rows = {algorithm_class(m).display: {'method': m} for m in BACKBONE_TABLE_METHODS}
     tables, twins, recs = [], [], []
     for b in BACKBONE_TABLE_BACKBONES:
         name = BACKBONE_DISPLAY[b]
-        table, twin, r = harc_result_table(rows, seeds, results_dir, paper_table='tab:backbone' if with_paper else None,
-                                           paper_block=name, backbone=b)
-        tables.append(pd.concat({name: table.drop(columns='threads', errors='ignore')}, names=['Backbone']))
-        if len(r): recs.append(r.assign(backbone=b))
-        if twin is not None: twins.append(twin.assign(block=name))
+        table, twin, r = harc_result_table(
+            rows,
+            seeds,
+            results_dir,
+            paper_table='tab:backbone' if with_paper else None,
+            paper_block=name,
+            backbone=b,
+        )
+        tables.append(
+            pd.concat({name: table.drop(columns='threads', errors='ignore')}, names=['Backbone'])
+        )
+        if len(r):
+            recs.append(r.assign(backbone=b))
+        if twin is not None:
+            twins.append(twin.assign(block=name))
     twin = pd.concat(twins, ignore_index=True) if twins else None
-    return pd.concat(tables), twin, (pd.concat(recs, ignore_index=True) if recs else pd.DataFrame(columns=['row', 'seed', 'backbone']))
+    return (
+        pd.concat(tables),
+        twin,
+        (
+            pd.concat(recs, ignore_index=True)
+            if recs
+            else pd.DataFrame(columns=['row', 'seed', 'backbone'])
+        ),
+    )
 
 # %% ../nbs/11a_artefacts.ipynb #f178c05a
 def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
-    "Two panels (Random; mean of the shifted conditions): accuracy per backbone and method, mean ± se over seeds."
-    if axes is None: _, axes = plt.subplots(1, 2, figsize=(12, 3.6), sharey=True)
+    "Two panels (Random; mean of shifted conditions): accuracy per backbone and method, mean ± se."
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(12, 3.6), sharey=True)
     names = [algorithm_class(m).display for m in BACKBONE_TABLE_METHODS]
     colors = dict(zip(names, sns.color_palette('colorblind', len(names))))
-    recs = recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1)) if len(recs) else recs
-    st = summarize(recs, ['row', 'backbone'], ['Random', 'shifted']).set_index(['row', 'backbone', 'column']) if len(recs) else None
-    width, labelled, lowest = 0.8 / len(names), set(), 100.
-    for ax, col, title in [(axes[0], 'Random', 'Random (source sampling)'), (axes[1], 'shifted', 'Mean of the 7 shifted conditions')]:
+    recs = (
+        recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1))
+        if len(recs)
+        else recs
+    )
+    st = (
+        summarize(recs, ['row', 'backbone'], ['Random', 'shifted']).set_index(
+            ['row', 'backbone', 'column']
+        )
+        if len(recs)
+        else None
+    )
+    width, labelled, lowest = 0.8 / len(names), set(), 100.0
+    for ax, col, title in [
+        (axes[0], 'Random', 'Random (source sampling)'),
+        (axes[1], 'shifted', 'Mean of the 7 shifted conditions'),
+    ]:
         for j, name in enumerate(names):
             for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
-                if st is None or (name, b, col) not in st.index: continue
+                if st is None or (name, b, col) not in st.index:
+                    continue
                 mean, se = st.loc[(name, b, col), ['mean', 'se']]
                 lowest = min(lowest, mean - (0 if pd.isna(se) else se))
-                ax.bar(i + (j - (len(names) - 1) / 2) * width, mean, width, yerr=se, capsize=1.5, color=colors[name],
-                       edgecolor='k' if name == 'PRISM' else 'none', label=None if name in labelled else name)
+                ax.bar(
+                    i + (j - (len(names) - 1) / 2) * width,
+                    mean,
+                    width,
+                    yerr=se,
+                    capsize=1.5,
+                    color=colors[name],
+                    edgecolor='k' if name == 'PRISM' else 'none',
+                    label=None if name in labelled else name,
+                )
                 labelled.add(name)
-        ax.set_xticks(range(len(BACKBONE_TABLE_BACKBONES)), [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES])
-        ax.set_title(title); ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
-        ax.axhline(100 / len(HAR_CLASSES), color='gray', ls=':', lw=1, label=None if 'chance' in labelled else 'chance'); labelled.add('chance')
-    for ax in axes: ax.set_ylim(min(40, 10 * np.floor((lowest - 3) / 10)), 100)  # down to the lowest bar: a collapsed run stays visible
+        ax.set_xticks(
+            range(len(BACKBONE_TABLE_BACKBONES)),
+            [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES],
+        )
+        ax.set_title(title)
+        ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
+        ax.axhline(
+            100 / len(HAR_CLASSES),
+            color='gray',
+            ls=':',
+            lw=1,
+            label=None if 'chance' in labelled else 'chance',
+        )
+        labelled.add('chance')
+    for ax in axes:
+        ax.set_ylim(
+            min(40, 10 * np.floor((lowest - 3) / 10)), 100
+        )  # down to the lowest bar: a collapsed run stays visible
     axes[0].set_ylabel('accuracy (%)')
     axes[0].figure.tight_layout()
-    if len(labelled) > 1: axes[0].figure.legend(*axes[0].get_legend_handles_labels(), fontsize=8, ncol=len(names) + 1, loc='lower center',
-                                                bbox_to_anchor=(0.5, 1.0), frameon=False)
+    if len(labelled) > 1:
+        axes[0].figure.legend(
+            *axes[0].get_legend_handles_labels(),
+            fontsize=8,
+            ncol=len(names) + 1,
+            loc='lower center',
+            bbox_to_anchor=(0.5, 1.0),
+            frameon=False,
+        )
     return axes[0].figure
 
 # %% ../nbs/11a_artefacts.ipynb #27a419a1
 def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFrame:
-    "Per setting (experiment, dataset, backbone): ManyDG runs, those whose same-space term passed `threshold`, and both groups' mean score."
+    "Per (experiment, dataset, backbone): ManyDG runs, those passing `threshold`, both mean scores."
     rows = []
     for r in read_records(results_root(results_dir), '**/manydg*.json'):
         c = r['config']
-        if 'history' not in r or c.get('method') != 'manydg' or c.get('variant', 'full') != 'full': continue
-        score = r['avg'] if 'avg' in r else r.get('group_avg', r['metrics'].get('auroc') if isinstance(r.get('metrics'), dict) else None)
-        rows.append(dict(experiment=c['experiment'], dataset=c.get('dataset', 'harc'), backbone=c['backbone'],
-                         peak=max(h['space'] for h in r['history']), score=score))
+        if 'history' not in r or c.get('method') != 'manydg' or c.get('variant', 'full') != 'full':
+            continue
+        score = (
+            r['avg']
+            if 'avg' in r
+            else r.get(
+                'group_avg',
+                r['metrics'].get('auroc') if isinstance(r.get('metrics'), dict) else None,
+            )
+        )
+        rows.append(
+            dict(
+                experiment=c['experiment'],
+                dataset=c.get('dataset', 'harc'),
+                backbone=c['backbone'],
+                peak=max(h['space'] for h in r['history']),
+                score=score,
+            )
+        )
     df = pd.DataFrame(rows, columns=['experiment', 'dataset', 'backbone', 'peak', 'score'])
-    if not len(df): return pd.DataFrame(columns=['runs', 'blew_up', 'peak', 'score_blew_up', 'score_others'])
+    if not len(df):
+        return pd.DataFrame(columns=['runs', 'blew_up', 'peak', 'score_blew_up', 'score_others'])
     df['blew_up'] = df.peak > threshold
     g = df.groupby(['experiment', 'dataset', 'backbone'])
-    return pd.DataFrame({'runs': g.size(), 'blew_up': g.blew_up.sum(), 'peak': g.peak.max(),
-                         'score_blew_up': g.apply(lambda x: x.score[x.blew_up].mean()), 'score_others': g.apply(lambda x: x.score[~x.blew_up].mean())})
+    return pd.DataFrame(
+        {
+            'runs': g.size(),
+            'blew_up': g.blew_up.sum(),
+            'peak': g.peak.max(),
+            'score_blew_up': g.apply(lambda x: x.score[x.blew_up].mean()),
+            'score_others': g.apply(lambda x: x.score[~x.blew_up].mean()),
+        }
+    )
 
 # %% ../nbs/11a_artefacts.ipynb #9c9f3f1e
 def harc_collapsed_runs(results_dir=None, factor: float = 1.5) -> pd.DataFrame:
-    "Per (method, backbone) with a HAR-C run below `factor` x chance on source validation: runs, collapsed runs, their mean Avg."
+    "Per (method, backbone) with a run below `factor` x chance on source val: runs, collapsed, Avg."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc'):
         c = r['config']
-        if c.get('variant', 'full') != 'full' or 'val_acc' not in r: continue
-        rows.append(dict(method=c['method'], backbone=c['backbone'], collapsed=r['val_acc'] < factor * 100 / len(HAR_CLASSES), avg=r['avg']))
+        if c.get('variant', 'full') != 'full' or 'val_acc' not in r:
+            continue
+        rows.append(
+            dict(
+                method=c['method'],
+                backbone=c['backbone'],
+                collapsed=r['val_acc'] < factor * 100 / len(HAR_CLASSES),
+                avg=r['avg'],
+            )
+        )
     df = pd.DataFrame(rows, columns=['method', 'backbone', 'collapsed', 'avg'])
     g = df.groupby(['method', 'backbone'])
-    out = pd.DataFrame({'runs': g.size(), 'collapsed': g.collapsed.sum(), 'avg_collapsed': g.apply(lambda x: x.avg[x.collapsed].mean())}) if len(df) else \
-          pd.DataFrame(columns=['runs', 'collapsed', 'avg_collapsed'])
+    out = (
+        pd.DataFrame(
+            {
+                'runs': g.size(),
+                'collapsed': g.collapsed.sum(),
+                'avg_collapsed': g.apply(lambda x: x.avg[x.collapsed].mean()),
+            }
+        )
+        if len(df)
+        else pd.DataFrame(columns=['runs', 'collapsed', 'avg_collapsed'])
+    )
     return out[out.collapsed > 0]
 
 # %% ../nbs/11a_artefacts.ipynb #a2cb673a
-def feature_geometry(z: "torch.Tensor",  # features of a batch [B, F], part of the graph that produced them
-                     logits: "torch.Tensor",  # the classifier's outputs on them [B, C]
-                     y: "torch.Tensor",  # labels [B]
-                     d: "torch.Tensor"  # domain ids [B]
-                    ) -> dict:
-    "Feature norm, spread (median pairwise distance / mean norm) and |grad_z MMD| / |grad_z mean per-domain cross-entropy|."
+def feature_geometry(
+    z: "torch.Tensor",  # features of a batch [B, F], part of the graph that produced them
+    logits: "torch.Tensor",  # the classifier's outputs on them [B, C]
+    y: "torch.Tensor",  # labels [B]
+    d: "torch.Tensor",  # domain ids [B]
+) -> dict:
+    "Feature norm, spread (median pairwise distance / mean norm), |grad_z MMD| / |grad_z mean CE|."
     inverse, counts, _ = domain_groups(d)
-    nll = domain_risks(logits, y, inverse, len(counts)).mean()  # the classification term of MMD's objective
-    g_nll, = torch.autograd.grad(nll, z, retain_graph=True)
+    nll = domain_risks(
+        logits, y, inverse, len(counts)
+    ).mean()  # the classification term of MMD's objective
+    (g_nll,) = torch.autograd.grad(nll, z, retain_graph=True)
     penalty = mmd_penalty(z, d)  # a constant zero when the batch has one domain
-    g_mmd = torch.autograd.grad(penalty, z, retain_graph=True)[0] if penalty.requires_grad else torch.zeros_like(z)
+    g_mmd = (
+        torch.autograd.grad(penalty, z, retain_graph=True)[0]
+        if penalty.requires_grad
+        else torch.zeros_like(z)
+    )
     with torch.no_grad():
         dist = torch.cdist(z, z)[~torch.eye(len(z), dtype=torch.bool, device=z.device)]
         norm = z.norm(dim=1).mean()
-        return dict(feature_norm=float(norm), spread=float(dist.median() / norm), grad_ratio=float(g_mmd.norm() / g_nll.norm()))
+        return dict(
+            feature_norm=float(norm),
+            spread=float(dist.median() / norm),
+            grad_ratio=float(g_mmd.norm() / g_nll.norm()),
+        )
 
 # %% ../nbs/11a_artefacts.ipynb #558af80f
-def initial_geometry(backbones=('cnn',) + BACKBONE_TABLE_BACKBONES,  # backbones to measure
-                     n_batches: int = 8,  # training batches per backbone
-                     seed: int = 0  # the run's seed: data split, masks, initial weights, batches
-                    ) -> pd.DataFrame:
-    "Per backbone: `feature_geometry` of MMD's initial model on its HAR-C training batches (median over batches)."
+def initial_geometry(
+    backbones=('cnn',) + BACKBONE_TABLE_BACKBONES,  # backbones to measure
+    n_batches: int = 8,  # training batches per backbone
+    seed: int = 0,  # the run's seed: data split, masks, initial weights, batches
+) -> pd.DataFrame:
+    "Per backbone: `feature_geometry` of MMD's initial model on HAR-C train batches (median)."
     cfg = make_config(method='mmd', seed=seed)
-    data = load_harc_data(cfg); rows = []
+    data = load_harc_data(cfg)
+    rows = []
     for b in backbones:
         algo = build_algorithm(dict(cfg, backbone=b), data.info)
         g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
-        batches = algo.batches(len(data.train), cfg['batch_size'], g, domains=data.train.d)[:n_batches]
+        batches = algo.batches(len(data.train), cfg['batch_size'], g, domains=data.train.d)[
+            :n_batches
+        ]
         geo = []
         for idx in batches:
             x = data.train[idx]
@@ -255,39 +476,72 @@ def initial_geometry(backbones=('cnn',) + BACKBONE_TABLE_BACKBONES,  # backbones
 def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=None) -> dict:
     "Render `harc_sample_masks` and `harc_construction` from the HAR data; returns the figures."
     splits = har_splits(load_har(), channels=channels, seed=seed)
-    x = splits.test[window:window + 1]
-    masks = {c: condition_masks(c, 1, x.shape[1], x.shape[2], 0.2, derive_seed(seed, 'figure', c))[0] for c in HARC_CONDITIONS}
-    names = [n.replace('total_acc_', 'acc ').replace('body_gyro_', 'gyro ').replace('body_acc_', 'bacc ') for n in splits.channels]
+    x = splits.test[window : window + 1]
+    masks = {
+        c: condition_masks(c, 1, x.shape[1], x.shape[2], 0.2, derive_seed(seed, 'figure', c))[0]
+        for c in HARC_CONDITIONS
+    }
+    names = [
+        n.replace('total_acc_', 'acc ').replace('body_gyro_', 'gyro ').replace('body_acc_', 'bacc ')
+        for n in splits.channels
+    ]
     activity = HAR_CLASSES[int(x.y[0])].replace('_', ' ').lower()
-    figs = {'harc_sample_masks': plot_condition_masks(x.v[0], masks, channel_names=names,
-                                                      title=f'One test window (activity: {activity}) under the eight HAR-C conditions'),
-            'harc_construction': plot_harc_construction(masks, channel_names=names)}
+    figs = {
+        'harc_sample_masks': plot_condition_masks(
+            x.v[0],
+            masks,
+            channel_names=names,
+            title=f'One test window (activity: {activity}) under the eight HAR-C conditions',
+        ),
+        'harc_construction': plot_harc_construction(masks, channel_names=names),
+    }
     if out_dir is not None:
-        for name, fig in figs.items(): save_figure(fig, Path(out_dir) / name)
+        for name, fig in figs.items():
+            save_figure(fig, Path(out_dir) / name)
     return figs
 
 # %% ../nbs/11a_artefacts.ipynb #b5cc44f5
 def dataset_statistics(seed: int = 0, channels='acc_gyro') -> pd.DataFrame:
-    "The HAR-C column of the paper's dataset-statistics table, from the data (the clinical and PAM columns come with their datasets)."
+    "The HAR-C column of the paper's dataset-statistics table, from the data."
     s = har_splits(load_har(), channels=channels, seed=seed).stats()
-    extra = pd.Series({'Distribution shift': 'Sampling-pattern shifts', '# Test conditions': f'{len(HARC_CONDITIONS)} sampling conditions'})
-    order = ['Task', '# Classes', '# Features F', 'Sequence length T', 'Time window', 'Observed fraction']
+    extra = pd.Series(
+        {
+            'Distribution shift': 'Sampling-pattern shifts',
+            '# Test conditions': f'{len(HARC_CONDITIONS)} sampling conditions',
+        }
+    )
+    order = [
+        'Task',
+        '# Classes',
+        '# Features F',
+        'Sequence length T',
+        'Time window',
+        'Observed fraction',
+    ]
     split = pd.Series({'Split counted': f'seed {seed} (draws the validation volunteers)'})
     return pd.concat([s[order], extra, s.drop(order), split]).rename(s.name).to_frame()
 
 # %% ../nbs/11a_artefacts.ipynb #9c5e9499
 def augmentation_settings() -> pd.DataFrame:
-    "PRISM's pretraining and downstream (r_t, r_f) and K per task, from its defaults and `task_hparams`."
-    cls = algorithm_class('prism'); rows = {}
+    "PRISM's pretraining and downstream (r_t, r_f) and K per task, from defaults, `task_hparams`."
+    cls = algorithm_class('prism')
+    rows = {}
     for name in ('harc', 'eicu_demo', 'p12', 'p19'):
-        t = TASKS[name]; hp = {**cls.defaults(), **cls.task_hparams.get(t.name, cls.task_hparams.get(t.family, {}))}
-        rows[t.display] = {'Pretrain (r_t, r_f)': f"({hp['pre_r_t']:g}, {hp['pre_r_f']:g})", 'Downstream (r_t, r_f)': f"({hp['r_t']:g}, {hp['r_f']:g})", 'K': hp['K']}
+        t = TASKS[name]
+        hp = {**cls.defaults(), **cls.task_hparams.get(t.name, cls.task_hparams.get(t.family, {}))}
+        rows[t.display] = {
+            'Pretrain (r_t, r_f)': f"({hp['pre_r_t']:g}, {hp['pre_r_f']:g})",
+            'Downstream (r_t, r_f)': f"({hp['r_t']:g}, {hp['r_f']:g})",
+            'K': hp['K'],
+        }
     return pd.DataFrame(rows).T.rename_axis('Dataset')
 
 # %% ../nbs/11a_artefacts.ipynb #871caefc
 ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:ablation, in its order
     ('Incremental construction', 'ERM'): dict(method='erm'),
-    ('Incremental construction', '+ Complementary pretraining'): dict(method='prism', variant='no_views'),
+    ('Incremental construction', '+ Complementary pretraining'): dict(
+        method='prism', variant='no_views'
+    ),
     ('Incremental construction', '+ Sampling variations'): dict(method='prism', variant='avg'),
     ('Incremental construction', '+ Worst-view objective (PRISM)'): dict(method='prism'),
     ('Component removal from PRISM', 'w/o L_feat'): dict(method='prism', variant='no_lfeat'),

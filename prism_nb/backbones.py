@@ -21,35 +21,48 @@ __all__ = ['CNN_SIZES', 'BACKBONES', 'BACKBONE_DISPLAY', 'check_input', 'masked_
            'gru_recurrence', 'GRUD', 'Decoder', 'register_backbone', 'make_backbone', 'n_params', 'count_flops']
 
 # %% ../nbs/03_backbones.ipynb #1d60adcf
-def check_input(v: torch.Tensor,  # values [B,L,D]
-                m: torch.Tensor,  # observation mask [B,L,D]
-                t: torch.Tensor,  # times [B,L]
-                n_features: int):  # D the encoder was built for
-    "Raise a ValueError naming the problem when `(v, m, t)` is not an ISMTS batch with `n_features` features."
-    if v.ndim != 3: raise ValueError(f"values must be [B,L,D], got shape {tuple(v.shape)}")
-    if m.shape != v.shape: raise ValueError(f"mask shape {tuple(m.shape)} != values shape {tuple(v.shape)}")
-    if t.shape != v.shape[:2]: raise ValueError(f"times must be [B,L]={tuple(v.shape[:2])}, got {tuple(t.shape)}")
-    if v.shape[2] != n_features: raise ValueError(f"encoder built for {n_features} features, got D={v.shape[2]}")
+def check_input(
+    v: torch.Tensor,  # values [B,L,D]
+    m: torch.Tensor,  # observation mask [B,L,D]
+    t: torch.Tensor,  # times [B,L]
+    n_features: int,  # D the encoder was built for
+):
+    "Raise a ValueError naming the problem if `(v, m, t)` is no ISMTS batch with `n_features`."
+    if v.ndim != 3:
+        raise ValueError(f"values must be [B,L,D], got shape {tuple(v.shape)}")
+    if m.shape != v.shape:
+        raise ValueError(f"mask shape {tuple(m.shape)} != values shape {tuple(v.shape)}")
+    if t.shape != v.shape[:2]:
+        raise ValueError(f"times must be [B,L]={tuple(v.shape[:2])}, got {tuple(t.shape)}")
+    if v.shape[2] != n_features:
+        raise ValueError(f"encoder built for {n_features} features, got D={v.shape[2]}")
 
 # %% ../nbs/03_backbones.ipynb #64929396
-def masked_softmax(scores: torch.Tensor,  # attention logits, broadcastable with `mask`
-                   mask: torch.Tensor,  # where attending is allowed (bool or {0,1}), broadcastable with `scores`
-                   dim: int) -> torch.Tensor:
-    "Softmax of `scores` along `dim` over the cells in `mask`; zero weights where the mask is empty."
+def masked_softmax(
+    scores: torch.Tensor,  # attention logits, broadcastable with `mask`
+    mask: torch.Tensor,  # where attending is allowed (bool or {0,1}), broadcastable with `scores`
+    dim: int,
+) -> torch.Tensor:
+    "Softmax of `scores` along `dim` over the cells in `mask`; zero weights where the mask is empty"
     mask = mask.bool()
-    # a finite floor (not -inf) keeps an all-masked row at uniform/finite values, then the mask zeroes it
+    # a finite floor (not -inf) keeps an all-masked row at uniform/finite values, then the
+    # mask zeroes it
     s = torch.where(mask, scores, torch.finfo(scores.dtype).min)
     return torch.softmax(s, dim) * mask
 
-def masked_mean(x: torch.Tensor,  # [..., N, H] elements
-                mask: torch.Tensor,  # [..., N, 1] in {0,1}
-                dim: int) -> torch.Tensor:
+
+def masked_mean(
+    x: torch.Tensor,  # [..., N, H] elements
+    mask: torch.Tensor,  # [..., N, 1] in {0,1}
+    dim: int,
+) -> torch.Tensor:
     "Mean of `x` along `dim` over the cells in `mask`; 0 where the mask is empty."
     return (x * mask).sum(dim) / mask.sum(dim).clamp_min(1)
 
 # %% ../nbs/03_backbones.ipynb #ea56a24d
-def relative_time(t: torch.Tensor  # times [B,L]
-                 ) -> torch.Tensor:
+def relative_time(
+    t: torch.Tensor,  # times [B,L]
+) -> torch.Tensor:
     "Times rescaled to [0, 1] within each window [B,L] (0 everywhere for a window of one instant)."
     t0 = t.min(1, keepdim=True).values
     span = t.max(1, keepdim=True).values - t0
@@ -62,43 +75,61 @@ CNN_SIZES = {
     'L': dict(widths=(64, 128, 256, 256), kernel=9),
 }
 
+
 class CNN(nn.Module):
     "1-D CNN over zero-imputed values and the mask, `[v*m ; m]`, with a 256-d bottleneck."
-    def __init__(self, n_features: int,  # D, features per step
-                 seq_len: int,  # L the flatten size is computed for (other lengths are resized to it)
-                 size: str = 'S',  # 'S', 'M' or 'L', see `CNN_SIZES`
-                 out_dim: int = 256):  # bottleneck width
+
+    def __init__(
+        self,
+        n_features: int,  # D, features per step
+        seq_len: int,  # L the flatten size is computed for (other lengths are resized to it)
+        size: str = 'S',  # 'S', 'M' or 'L', see `CNN_SIZES`
+        out_dim: int = 256,  # bottleneck width
+    ):
         super().__init__()
-        if size not in CNN_SIZES: raise ValueError(f"unknown CNN size {size!r}; valid sizes: {', '.join(CNN_SIZES)}")
+        if size not in CNN_SIZES:
+            raise ValueError(f"unknown CNN size {size!r}; valid sizes: {', '.join(CNN_SIZES)}")
         spec = CNN_SIZES[size]
         self.n_features, self.size, self.out_dim = n_features, size, out_dim
         blocks, channels, length = [], 2 * n_features, seq_len
         for width in spec['widths']:
             # no conv bias: batch norm right after it has its own shift
-            blocks += [nn.Conv1d(channels, width, spec['kernel'], padding=spec['kernel'] // 2, bias=False),
-                       nn.BatchNorm1d(width), nn.ReLU(), nn.MaxPool1d(2, ceil_mode=True)]
+            blocks += [
+                nn.Conv1d(channels, width, spec['kernel'], padding=spec['kernel'] // 2, bias=False),
+                nn.BatchNorm1d(width),
+                nn.ReLU(),
+                nn.MaxPool1d(2, ceil_mode=True),
+            ]
             channels, length = width, math.ceil(length / 2)
         self.blocks = nn.Sequential(*blocks)
         self.resize = nn.AdaptiveAvgPool1d(length)
-        self.bottleneck = nn.Sequential(nn.Flatten(), nn.Linear(channels * length, out_dim), nn.ReLU())
+        self.bottleneck = nn.Sequential(
+            nn.Flatten(), nn.Linear(channels * length, out_dim), nn.ReLU()
+        )
 
     def forward(self, v, m, t):
         check_input(v, m, t, self.n_features)
         x = torch.cat([v * m, m], -1).transpose(1, 2)  # [B, 2D, L]
         h = self.blocks(x)
-        # at the length it was built for the pooling is an identity, and skipping it matters on a GPU:
+        # at the length it was built for the pooling is an identity, and skipping it
+        # matters on a GPU:
         # its backward has no deterministic CUDA kernel
         return self.bottleneck(h if h.shape[-1] == self.resize.output_size else self.resize(h))
 
 # %% ../nbs/03_backbones.ipynb #0aa622cf
-def observed_set(v: torch.Tensor,  # values [B,L,D]
-                 m: torch.Tensor,  # observation mask [B,L,D]
-                 t: torch.Tensor):  # times [B,L]
+def observed_set(
+    v: torch.Tensor,  # values [B,L,D]
+    m: torch.Tensor,  # observation mask [B,L,D]
+    t: torch.Tensor,  # times [B,L]
+):
     "The observed cells as padded sets: values, mask, relative times and feature ids, each [B,N]."
     B, L, D = v.shape
     flat_m = m.reshape(B, L * D)
-    n_max = max(int(flat_m.sum(1).max()), 1)  # at least one slot so an all-empty batch still has shape
-    # stable descending sort: observed cells first, each window's cells kept in (time, feature) order
+    n_max = max(
+        int(flat_m.sum(1).max()), 1
+    )  # at least one slot so an all-empty batch still has shape
+    # stable descending sort: observed cells first, each window's cells kept in (time,
+    # feature) order
     cell = torch.argsort(flat_m, dim=1, descending=True, stable=True)[:, :n_max]
     mask = flat_m.gather(1, cell)
     values = (v * m).reshape(B, L * D).gather(1, cell) * mask
@@ -106,8 +137,10 @@ def observed_set(v: torch.Tensor,  # values [B,L,D]
     return values, mask, times, cell % D
 
 # %% ../nbs/03_backbones.ipynb #ad06d5f3
-def sinusoidal_time(tau: torch.Tensor,  # relative times in [0, 1], any shape
-                    n_freqs: int = 8) -> torch.Tensor:  # frequencies pi * 2^k, k < n_freqs
+def sinusoidal_time(
+    tau: torch.Tensor,  # relative times in [0, 1], any shape
+    n_freqs: int = 8,  # frequencies pi * 2^k, k < n_freqs
+) -> torch.Tensor:
     "Fixed sinusoidal encoding of relative time, [..., 2*n_freqs]."
     freqs = math.pi * 2 ** torch.arange(n_freqs, device=tau.device, dtype=tau.dtype)
     angles = tau[..., None] * freqs
@@ -115,30 +148,53 @@ def sinusoidal_time(tau: torch.Tensor,  # relative times in [0, 1], any shape
 
 # %% ../nbs/03_backbones.ipynb #d83d741a
 class SeFT(nn.Module):
-    "Set function over observed (time, value, feature) triplets with attention pooling (Horn et al., 2020)."
-    def __init__(self, n_features: int,  # D
-                 seq_len: int | None = None,  # unused: a set has no fixed length
-                 out_dim: int = 256,  # size of z
-                 hidden: int = 64,  # width of the element MLP phi
-                 feature_dim: int = 16,  # learned feature embedding size
-                 n_freqs: int = 8,  # sinusoidal time frequencies
-                 heads: int = 4,  # attention pooling heads
-                 head_dim: int = 32):  # key/value size per head
+    "Set function over observed (time, value, feature) triplets, attention-pooled (Horn et al 2020)"
+
+    def __init__(
+        self,
+        n_features: int,  # D
+        seq_len: int | None = None,  # unused: a set has no fixed length
+        out_dim: int = 256,  # size of z
+        hidden: int = 64,  # width of the element MLP phi
+        feature_dim: int = 16,  # learned feature embedding size
+        n_freqs: int = 8,  # sinusoidal time frequencies
+        heads: int = 4,  # attention pooling heads
+        head_dim: int = 32,  # key/value size per head
+    ):
         super().__init__()
-        self.n_features, self.out_dim, self.n_freqs, self.heads, self.head_dim = n_features, out_dim, n_freqs, heads, head_dim
+        self.n_features, self.out_dim, self.n_freqs, self.heads, self.head_dim = (
+            n_features,
+            out_dim,
+            n_freqs,
+            heads,
+            head_dim,
+        )
         self.feature_embedding = nn.Embedding(n_features, feature_dim)
-        self.phi = nn.Sequential(nn.Linear(2 * n_freqs + 1 + feature_dim, hidden), nn.ReLU(),
-                                 nn.Linear(hidden, hidden), nn.ReLU())
+        self.phi = nn.Sequential(
+            nn.Linear(2 * n_freqs + 1 + feature_dim, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, hidden),
+            nn.ReLU(),
+        )
         self.key = nn.Linear(2 * hidden, heads * head_dim)  # from [element ; set mean]
         self.query = nn.Parameter(torch.randn(heads, head_dim) / math.sqrt(head_dim))
         self.value = nn.Linear(hidden, heads * head_dim)
-        self.rho = nn.Sequential(nn.Linear(heads * head_dim, out_dim), nn.ReLU(), nn.Linear(out_dim, out_dim), nn.ReLU())
+        self.rho = nn.Sequential(
+            nn.Linear(heads * head_dim, out_dim), nn.ReLU(), nn.Linear(out_dim, out_dim), nn.ReLU()
+        )
 
     def forward(self, v, m, t):
         check_input(v, m, t, self.n_features)
         values, mask, times, feature = observed_set(v, m, t)  # [B,N] each
         B, N = values.shape
-        elements = torch.cat([sinusoidal_time(times, self.n_freqs), values[..., None], self.feature_embedding(feature)], -1)
+        elements = torch.cat(
+            [
+                sinusoidal_time(times, self.n_freqs),
+                values[..., None],
+                self.feature_embedding(feature),
+            ],
+            -1,
+        )
         h = self.phi(elements)  # [B,N,hidden]
         mask = mask[..., None]
         summary = masked_mean(h, mask, 1)[:, None].expand_as(h)
@@ -151,15 +207,22 @@ class SeFT(nn.Module):
 # %% ../nbs/03_backbones.ipynb #3ea6bfde
 class LearnedTimeEmbedding(nn.Module):
     "mTAN's time embedding: one linear and `dim-1` periodic units of a scalar time."
-    def __init__(self, dim: int,  # embedding size
-                 max_cycles: float = 16.):  # highest initial frequency, in cycles per unit of time
+
+    def __init__(
+        self,
+        dim: int,  # embedding size
+        max_cycles: float = 16.0,  # highest initial frequency, in cycles per unit of time
+    ):
         super().__init__()
         self.linear, self.periodic = nn.Linear(1, 1), nn.Linear(1, dim - 1)
-        # start from frequencies spread geometrically over [1, max_cycles] cycles per window, with random
+        # start from frequencies spread geometrically over [1, max_cycles] cycles per
+        # window, with random
         # phases: PyTorch's default init (|w| <= 1) is nearly constant over [0, 1] and makes every
         # attention weight uniform until the frequencies have been learned
         with torch.no_grad():
-            self.periodic.weight.copy_(2 * math.pi * torch.logspace(0, math.log10(max_cycles), dim - 1)[:, None])
+            self.periodic.weight.copy_(
+                2 * math.pi * torch.logspace(0, math.log10(max_cycles), dim - 1)[:, None]
+            )
             self.periodic.bias.uniform_(0, 2 * math.pi)
 
     def forward(self, tau):  # times [...] -> [..., dim]
@@ -168,18 +231,29 @@ class LearnedTimeEmbedding(nn.Module):
 
 # %% ../nbs/03_backbones.ipynb #bb61d2fe
 class mTAND(nn.Module):
-    "mTAND-Enc: multi-time attention from reference times to each feature's observations, then a GRU."
-    def __init__(self, n_features: int,  # D
-                 seq_len: int | None = None,  # unused: reference points replace the grid
-                 out_dim: int = 256,  # size of z (two GRU directions of out_dim/2)
-                 n_ref: int = 32,  # reference time points R over each window's span
-                 time_dim: int = 32,  # learned time embedding size
-                 heads: int = 4,  # attention heads
-                 key_dim: int = 16,  # query/key size per head
-                 hidden: int = 64):  # GRU input width after mixing the heads
+    "mTAND-Enc: multi-time attention from reference times to each feature's observations; a GRU."
+
+    def __init__(
+        self,
+        n_features: int,  # D
+        seq_len: int | None = None,  # unused: reference points replace the grid
+        out_dim: int = 256,  # size of z (two GRU directions of out_dim/2)
+        n_ref: int = 32,  # reference time points R over each window's span
+        time_dim: int = 32,  # learned time embedding size
+        heads: int = 4,  # attention heads
+        key_dim: int = 16,  # query/key size per head
+        hidden: int = 64,  # GRU input width after mixing the heads
+    ):
         super().__init__()
-        if out_dim % 2: raise ValueError(f"out_dim must be even (two GRU directions), got {out_dim}")
-        self.n_features, self.out_dim, self.n_ref, self.heads, self.key_dim = n_features, out_dim, n_ref, heads, key_dim
+        if out_dim % 2:
+            raise ValueError(f"out_dim must be even (two GRU directions), got {out_dim}")
+        self.n_features, self.out_dim, self.n_ref, self.heads, self.key_dim = (
+            n_features,
+            out_dim,
+            n_ref,
+            heads,
+            key_dim,
+        )
         self.time_embedding = LearnedTimeEmbedding(time_dim, max_cycles=n_ref / 2)
         self.query = nn.Linear(time_dim, heads * key_dim)
         self.key = nn.Linear(time_dim, heads * key_dim)
@@ -187,27 +261,46 @@ class mTAND(nn.Module):
         self.gru = nn.GRU(hidden, out_dim // 2, batch_first=True, bidirectional=True)
 
     def attend(self, v, m, t):
-        "Per head, reference time and feature: interpolated values and observation density, each [B,heads,R,D]."
+        "Per head, reference time and feature: interpolated values, observation density [B,h,R,D]."
         B, L, D = v.shape
         ref = torch.linspace(0, 1, self.n_ref, device=v.device, dtype=v.dtype)
-        q = self.query(self.time_embedding(ref)).view(self.n_ref, self.heads, self.key_dim).transpose(0, 1)  # [H,R,K]
-        k = self.key(self.time_embedding(relative_time(t))).view(B, L, self.heads, self.key_dim).permute(0, 2, 3, 1)  # [B,H,K,L]
-        scores = (q / math.sqrt(self.key_dim)) @ k  # [B,H,R,L]; scaling the R queries costs less than the B*R*L scores
-        # Every feature's softmax can share exp(scores - row max): one product with [v*m ; m ; 1] then gives each
-        # feature's weighted sum over its observed steps, their total weight, and the total over all steps.
+        q = (
+            self.query(self.time_embedding(ref))
+            .view(self.n_ref, self.heads, self.key_dim)
+            .transpose(0, 1)
+        )  # [H,R,K]
+        k = (
+            self.key(self.time_embedding(relative_time(t)))
+            .view(B, L, self.heads, self.key_dim)
+            .permute(0, 2, 3, 1)
+        )  # [B,H,K,L]
+        scores = (
+            q / math.sqrt(self.key_dim)
+        ) @ k  # [B,H,R,L]; scaling the R queries costs less than the B*R*L scores
+        # Every feature's softmax can share exp(scores - row max): one product with [v*m ;
+        # m ; 1] then gives each
+        # feature's weighted sum over its observed steps, their total weight, and the
+        # total over all steps.
         # The shift cancels in every ratio, hence no gradient through it.
         e = (scores - scores.amax(-1, keepdim=True).detach()).exp_()
-        sums = e.flatten(1, 2) @ torch.cat([v * m, m, torch.ones_like(m[..., :1])], -1)  # [B,H*R,2D+1]
+        sums = e.flatten(1, 2) @ torch.cat(
+            [v * m, m, torch.ones_like(m[..., :1])], -1
+        )  # [B,H*R,2D+1]
         num, den, total = sums.view(B, self.heads, self.n_ref, -1).split([D, D, 1], -1)
         density = den / total
         observed = m.amax(1).bool()[:, None, None]  # [B,1,1,D]
-        values = torch.where(observed, num / torch.where(observed, den, 1), 0)  # never observed: 0, not 0/0
+        values = torch.where(
+            observed, num / torch.where(observed, den, 1), 0
+        )  # never observed: 0, not 0/0
         # below this, exponentials flushed to 0 could weigh more than rounding does
         floor = torch.finfo(e.dtype).tiny / torch.finfo(e.dtype).eps
         if (observed & (den < floor)).any():
-            # all of a feature's observed steps score ~87 below the row's best step (very sharp attention), so
-            # their shared exponentials underflowed: softmax each feature on its own, [B,H,R,D,L]. The huge
-            # negative logit on unobserved steps makes their weight exactly 0 beside any observed step.
+            # all of a feature's observed steps score ~87 below the row's best step
+            # (very sharp attention), so
+            # their shared exponentials underflowed: softmax each feature on its own,
+            # [B,H,R,D,L]. The huge
+            # negative logit on unobserved steps makes their weight exactly 0 beside
+            # any observed step.
             penalty = (1 - m.transpose(1, 2)[:, None, None]) * (torch.finfo(scores.dtype).min / 2)
             w = torch.softmax(scores[:, :, :, None, :] + penalty, -1)
             values = (w * (v * m).transpose(1, 2)[:, None, None]).sum(-1)
@@ -221,9 +314,11 @@ class mTAND(nn.Module):
         return torch.cat([h_last[0], h_last[1]], -1)
 
 # %% ../nbs/03_backbones.ipynb #650b6769
-def time_since_observed(m: torch.Tensor,  # observation mask [B,L,D]
-                        t: torch.Tensor):  # times [B,L]
-    "Per cell [B,L,D]: time since the feature's last observation before this step (since step 0 if none), that step's index, and whether one exists."
+def time_since_observed(
+    m: torch.Tensor,  # observation mask [B,L,D]
+    t: torch.Tensor,  # times [B,L]
+):
+    "Per cell [B,L,D]: time since the feature's last observation (or step 0), its step, whether any"
     B, L, D = m.shape
     steps = torch.arange(L, device=m.device).view(1, L, 1).expand(B, L, D)
     last_at_or_before = torch.where(m > 0, steps, 0).cummax(1).values
@@ -236,6 +331,7 @@ def time_since_observed(m: torch.Tensor,  # observation mask [B,L,D]
 # %% ../nbs/03_backbones.ipynb #a61b63db
 class _GRURecurrence(torch.autograd.Function):
     "Hidden side of a GRU over all steps from h=0, with backpropagation through time written out."
+
     @staticmethod
     def forward(ctx, gi, decay, w_hh, b_hh):
         L, B, H = gi.shape[0], gi.shape[1], w_hh.shape[1]
@@ -243,10 +339,11 @@ class _GRURecurrence(torch.autograd.Function):
         hd = hs[:-1] if decay is None else torch.empty_like(hs[:-1])  # the state each step reads
         gh, rz, n = gi.new_empty(L, B, 3 * H), gi.new_empty(L, B, 2 * H), gi.new_empty(L, B, H)
         for l in range(L):
-            if decay is not None: torch.mul(hs[l], decay[l], out=hd[l])
+            if decay is not None:
+                torch.mul(hs[l], decay[l], out=hd[l])
             torch.addmm(b_hh, hd[l], w_hh.t(), out=gh[l])
-            torch.sigmoid(gi[l, :, :2 * H] + gh[l, :, :2 * H], out=rz[l])
-            torch.tanh(gi[l, :, 2 * H:] + gh[l, :, 2 * H:] * rz[l, :, :H], out=n[l])
+            torch.sigmoid(gi[l, :, : 2 * H] + gh[l, :, : 2 * H], out=rz[l])
+            torch.tanh(gi[l, :, 2 * H :] + gh[l, :, 2 * H :] * rz[l, :, :H], out=n[l])
             torch.add((hd[l] - n[l]) * rz[l, :, H:], n[l], out=hs[l + 1])
         ctx.save_for_backward(decay, w_hh, hs, hd, gh, rz, n)
         return hs[L].clone()
@@ -257,38 +354,47 @@ class _GRURecurrence(torch.autograd.Function):
         decay, w_hh, hs, hd, gh, rz, n = ctx.saved_tensors
         L, B, H = n.shape
         dgh = dh.new_empty(L, B, 3 * H)  # gradients of the hidden-side pre-activations, (r, z, n)
-        dgi_n = dh.new_empty(L, B, H)  # n's input side differs from its hidden side: r does not scale it
+        dgi_n = dh.new_empty(
+            L, B, H
+        )  # n's input side differs from its hidden side: r does not scale it
         dhd = dh.new_empty(L, B, H)
         for l in range(L - 1, -1, -1):
             r, z, nl = rz[l, :, :H], rz[l, :, H:], n[l]
             torch.mul(dh * (1 - z), 1 - nl * nl, out=dgi_n[l])
-            torch.mul(dgi_n[l] * gh[l, :, 2 * H:], r * (1 - r), out=dgh[l, :, :H])
-            torch.mul(dh * (hd[l] - nl), z * (1 - z), out=dgh[l, :, H:2 * H])
-            torch.mul(dgi_n[l], r, out=dgh[l, :, 2 * H:])
+            torch.mul(dgi_n[l] * gh[l, :, 2 * H :], r * (1 - r), out=dgh[l, :, :H])
+            torch.mul(dh * (hd[l] - nl), z * (1 - z), out=dgh[l, :, H : 2 * H])
+            torch.mul(dgi_n[l], r, out=dgh[l, :, 2 * H :])
             torch.addmm(dh * z, dgh[l], w_hh, out=dhd[l])
             dh = dhd[l] if decay is None else dhd[l] * decay[l]
         flat = dgh.view(L * B, 3 * H)
         dw = flat.t() @ hd.reshape(L * B, H) if ctx.needs_input_grad[2] else None
         db = flat.sum(0)
-        dgh[..., 2 * H:] = dgi_n  # now the input side's gradient
+        dgh[..., 2 * H :] = dgi_n  # now the input side's gradient
         ddecay = dhd * hs[:-1] if ctx.needs_input_grad[1] else None
         return dgh, ddecay, dw, db
 
 # %% ../nbs/03_backbones.ipynb #6ce698a0
-def gru_recurrence(gi: torch.Tensor,  # input-side gate pre-activations `x W_ih^T + b_ih` of every step, [L,B,3H], gates (r, z, n)
-                   w_hh: torch.Tensor,  # hidden-side weights [3H,H], as `nn.GRUCell.weight_hh`
-                   b_hh: torch.Tensor,  # hidden-side biases [3H], as `nn.GRUCell.bias_hh`
-                   decay: torch.Tensor | None = None  # factor [L,B,H] on the state before each step (GRU-D's gamma_h)
-                  ) -> torch.Tensor:
-    "Last state [B,H] of a GRU cell stepped over `L` steps from h=0, given its input side for all steps."
-    return _GRURecurrence.apply(gi.contiguous(), None if decay is None else decay.contiguous(), w_hh, b_hh)
+def gru_recurrence(
+    gi: torch.Tensor,  # input-side gate pre-activations `x W_ih^T + b_ih`, [L,B,3H], gates r, z, n
+    w_hh: torch.Tensor,  # hidden-side weights [3H,H], as `nn.GRUCell.weight_hh`
+    b_hh: torch.Tensor,  # hidden-side biases [3H], as `nn.GRUCell.bias_hh`
+    decay: torch.Tensor | None = None,  # factor [L,B,H] on the state before each step (gamma_h)
+) -> torch.Tensor:
+    "Last state [B,H] of a GRU cell stepped `L` steps from h=0, given its input side for all steps."
+    return _GRURecurrence.apply(
+        gi.contiguous(), None if decay is None else decay.contiguous(), w_hh, b_hh
+    )
 
 # %% ../nbs/03_backbones.ipynb #a57a087a
 class GRUD(nn.Module):
-    "GRU-D: a GRU with input decay toward the mean and hidden-state decay by time since observation (Che et al., 2018)."
-    def __init__(self, n_features: int,  # D
-                 seq_len: int | None = None,  # unused: the recurrence runs over any length
-                 hidden: int = 128):  # GRU state size, also out_dim
+    "GRU-D: GRU with input decay to the mean, hidden decay by time since observed (Che et al 2018)"
+
+    def __init__(
+        self,
+        n_features: int,  # D
+        seq_len: int | None = None,  # unused: the recurrence runs over any length
+        hidden: int = 128,  # GRU state size, also out_dim
+    ):
         super().__init__()
         self.n_features, self.out_dim = n_features, hidden
         bound = 1 / math.sqrt(n_features)
@@ -309,16 +415,22 @@ class GRUD(nn.Module):
         # time-major from here, as the recurrence reads one step at a time: transposing the [B,L,D]
         # inputs costs less than transposing the [B,L,hidden] results
         gamma_h = torch.exp(-F.relu(self.hidden_decay(delta.transpose(0, 1))))  # [L,B,hidden]
-        gi = F.linear(torch.cat([x_hat, m], -1).transpose(0, 1), self.cell.weight_ih, self.cell.bias_ih)  # [L,B,3*hidden]
+        gi = F.linear(
+            torch.cat([x_hat, m], -1).transpose(0, 1), self.cell.weight_ih, self.cell.bias_ih
+        )  # [L,B,3*hidden]
         return gru_recurrence(gi, self.cell.weight_hh, self.cell.bias_hh, gamma_h)
 
 # %% ../nbs/03_backbones.ipynb #85cedb4a
 class Decoder(nn.Module):
     "Light MLP decoder z [B, z_dim] -> [B, L, D] (values, or mask logits)."
-    def __init__(self, z_dim: int,  # encoder out_dim
-                 L: int,  # steps per window
-                 D: int,  # features per step
-                 hidden: int = 256):  # hidden width
+
+    def __init__(
+        self,
+        z_dim: int,  # encoder out_dim
+        L: int,  # steps per window
+        D: int,  # features per step
+        hidden: int = 256,  # hidden width
+    ):
         super().__init__()
         self.L, self.D = L, D
         self.net = nn.Sequential(nn.Linear(z_dim, hidden), nn.ReLU(), nn.Linear(hidden, L * D))
@@ -327,51 +439,71 @@ class Decoder(nn.Module):
         return self.net(z).view(z.shape[0], self.L, self.D)
 
 # %% ../nbs/03_backbones.ipynb #c372728d
-BACKBONES = Registry('backbone', key=str.lower)  # lower-case name -> factory(n_features, seq_len, **kw)
-BACKBONE_DISPLAY = BACKBONES.displays  # name -> the name tables show (read-only; `register_backbone`)
+BACKBONES = Registry(
+    'backbone', key=str.lower
+)  # lower-case name -> factory(n_features, seq_len, **kw)
+BACKBONE_DISPLAY = (
+    BACKBONES.displays
+)  # name -> the name tables show (read-only; `register_backbone`)
 
 # %% ../nbs/03_backbones.ipynb #cdd981ed
-def register_backbone(name: str,  # the name configs and record files use (case insensitive)
-                      factory,  # `factory(n_features, seq_len, **kw) -> nn.Module` with `out_dim` (above)
-                      display: str | None = None,  # the name tables show; None: `name`
-                      replace: bool = False  # replace your own backbone registered before (not a built-in)
-                     ):
-    "Add the encoder `factory` to `BACKBONES` as `name`, usable by every method (PRISM included); returns it."
-    module = sys._getframe(1).f_globals.get('__name__', '')  # who registers: the package's are built in
+def register_backbone(
+    name: str,  # the name configs and record files use (case insensitive)
+    factory,  # `factory(n_features, seq_len, **kw) -> nn.Module` with `out_dim` (above)
+    display: str | None = None,  # the name tables show; None: `name`
+    replace: bool = False,  # replace your own backbone registered before (not a built-in)
+):
+    "Add the encoder `factory` to `BACKBONES` as `name`, for all methods (PRISM too); returns it."
+    module = sys._getframe(1).f_globals.get(
+        '__name__', ''
+    )  # who registers: the package's are built in
     return BACKBONES.register(name, factory, replace, display=display, module=module)
 
 # %% ../nbs/03_backbones.ipynb #0c3b2a05
-for _name, _factory, _display in [('cnn', partial(CNN, size='S'), 'CNN'),
-                                  ('cnn_m', partial(CNN, size='M'), 'Medium CNN'),
-                                  ('cnn_l', partial(CNN, size='L'), 'Large CNN'), ('seft', SeFT, 'SeFT'),
-                                  ('mtand', mTAND, 'mTAND'), ('grud', GRUD, 'GRU-D')]:
+for _name, _factory, _display in [
+    ('cnn', partial(CNN, size='S'), 'CNN'),
+    ('cnn_m', partial(CNN, size='M'), 'Medium CNN'),
+    ('cnn_l', partial(CNN, size='L'), 'Large CNN'),
+    ('seft', SeFT, 'SeFT'),
+    ('mtand', mTAND, 'mTAND'),
+    ('grud', GRUD, 'GRU-D'),
+]:
     register_backbone(_name, _factory, _display)
 BACKBONES.freeze()  # the paper's six backbones are built in
 
 # %% ../nbs/03_backbones.ipynb #a56963e6
-def make_backbone(name: str,  # a name in BACKBONES (case insensitive)
-                  n_features: int,  # D
-                  seq_len: int,  # L
-                  **kw) -> nn.Module:  # passed to the factory
+def make_backbone(
+    name: str,  # a name in BACKBONES (case insensitive)
+    n_features: int,  # D
+    seq_len: int,  # L
+    **kw,  # passed to the factory
+) -> nn.Module:
     "Build the encoder registered as `name`, checking the contract's `out_dim`."
     enc = BACKBONES[name](n_features, seq_len, **kw)
     if not isinstance(enc, nn.Module) or not isinstance(getattr(enc, 'out_dim', None), int):
-        raise TypeError(f"backbone {name!r} built {type(enc).__name__}: a backbone's factory must return "
-                        "an nn.Module with an integer out_dim (the contract: nbs/03_backbones.ipynb)")
+        raise TypeError(
+            f"backbone {name!r} built {type(enc).__name__}: a backbone's factory must return "
+            "an nn.Module with an integer out_dim (the contract: nbs/03_backbones.ipynb)"
+        )
     return enc
 
 # %% ../nbs/03_backbones.ipynb #fb0c6026
-def n_params(module: nn.Module,  # any module
-             trainable_only: bool = False) -> int:  # count only parameters with requires_grad
+def n_params(
+    module: nn.Module,  # any module
+    trainable_only: bool = False,  # count only parameters with requires_grad
+) -> int:
     "Number of parameters of `module`."
     return sum(p.numel() for p in module.parameters() if p.requires_grad or not trainable_only)
 
-def count_flops(encoder: nn.Module,  # an encoder `forward(v, m, t)`
-                L: int,  # steps per window
-                D: int,  # features per step
-                batch: int = 1,  # windows in the probe batch
-                density: float = .2,  # share of observed cells (HAR-C's budget is 20%)
-                seed: int = 0) -> int:  # seed of the probe mask and values
+
+def count_flops(
+    encoder: nn.Module,  # an encoder `forward(v, m, t)`
+    L: int,  # steps per window
+    D: int,  # features per step
+    batch: int = 1,  # windows in the probe batch
+    density: float = 0.2,  # share of observed cells (HAR-C's budget is 20%)
+    seed: int = 0,  # seed of the probe mask and values
+) -> int:
     "Forward FLOPs per window, counted by `torch.utils.flop_counter.FlopCounterMode`."
     g = torch.Generator().manual_seed(seed)
     m = (torch.rand(batch, L, D, generator=g) < density).float()

@@ -20,100 +20,201 @@ __all__ = ['matmul_gflops', 'conv1d_gflops', 'peak_gflops', 'time_epochs', 'benc
 
 # %% ../nbs/13_bench.ipynb #854a55d7
 def _sync(device):
-    if device.type == 'cuda': torch.cuda.synchronize()
+    if device.type == 'cuda':
+        torch.cuda.synchronize()
 
 # %% ../nbs/13_bench.ipynb #a3d612cf
 def matmul_gflops(sizes: tuple = (512, 1024, 2048), repeats: int = 10, device=None) -> float:
-    "Measured float32 matmul throughput of this machine in GFLOP/s: the best over `sizes` after a warm-up."
-    device = check_device(device); best = 0.
+    "Measured float32 matmul throughput here in GFLOP/s: the best over `sizes` after a warm-up."
+    device = check_device(device)
+    best = 0.0
     for n in sizes:
         a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
         a @ b  # warm-up: thread pool and kernel selection
         for _ in range(repeats):
-            _sync(device); t0 = time.perf_counter(); a @ b; _sync(device)
-            best = max(best, 2 * n ** 3 / (time.perf_counter() - t0) / 1e9)
+            _sync(device)
+            t0 = time.perf_counter()
+            a @ b
+            _sync(device)
+            best = max(best, 2 * n**3 / (time.perf_counter() - t0) / 1e9)
     return best
 
 # %% ../nbs/13_bench.ipynb #d7969c7e
-def conv1d_gflops(batch: int = 64, channels: int = 256, length: int = 128, kernel: int = 5, repeats: int = 10, device=None) -> float:
-    "Measured float32 throughput of a wide 1-D convolution in GFLOP/s (best of `repeats` after a warm-up)."
+def conv1d_gflops(
+    batch: int = 64,
+    channels: int = 256,
+    length: int = 128,
+    kernel: int = 5,
+    repeats: int = 10,
+    device=None,
+) -> float:
+    "Measured float32 throughput of a wide 1-D conv in GFLOP/s (best of `repeats` after warm-up)."
     device = check_device(device)
-    x, w = torch.randn(batch, channels, length, device=device), torch.randn(channels, channels, kernel, device=device)
-    F.conv1d(x, w, padding=kernel // 2); best = 0.
+    x, w = (
+        torch.randn(batch, channels, length, device=device),
+        torch.randn(channels, channels, kernel, device=device),
+    )
+    F.conv1d(x, w, padding=kernel // 2)
+    best = 0.0
     for _ in range(repeats):
-        _sync(device); t0 = time.perf_counter(); F.conv1d(x, w, padding=kernel // 2); _sync(device)
-        best = max(best, 2 * batch * channels * channels * kernel * length / (time.perf_counter() - t0) / 1e9)
+        _sync(device)
+        t0 = time.perf_counter()
+        F.conv1d(x, w, padding=kernel // 2)
+        _sync(device)
+        best = max(
+            best,
+            2 * batch * channels * channels * kernel * length / (time.perf_counter() - t0) / 1e9,
+        )
     return best
 
 # %% ../nbs/13_bench.ipynb #0fbb9bee
 def peak_gflops(device=None) -> float:
-    "The machine's float32 dense throughput for FLOP floors: the best of the matmul and 1-D convolution probes."
+    "The float32 dense throughput for FLOP floors: the best of the matmul and 1-D conv probes."
     return max(matmul_gflops(device=device), conv1d_gflops(device=device))
 
 # %% ../nbs/13_bench.ipynb #4b50f2a7
-def time_epochs(algo, train: ISMTS, batch_size: int = 64, epochs: int = 2, device=None, seed: int = 0) -> list:
+def time_epochs(
+    algo, train: ISMTS, batch_size: int = 64, epochs: int = 2, device=None, seed: int = 0
+) -> list:
     "Seconds of each of `epochs` training epochs (updates only; the model is moved to `device`)."
-    device = check_device(device); algo.to(device); train = train.to(device)
-    # the engine's own epoch loop, without validation: what a run's training epochs cost, index moves and all
+    device = check_device(device)
+    algo.to(device)
+    train = train.to(device)
+    # the engine's own epoch loop, without validation: what a run's training epochs cost,
+    # index moves and all
     _sync(device)
-    log = train_epochs(algo, lambda idx: algo.update(train[idx]), len(train), epochs, batch_size, torch.Generator().manual_seed(seed),
-                       batches=getattr(algo, 'batches', shuffled_batches), domains=train.d.cpu(), device=device,
-                       sync=lambda: _sync(device), progress=False)
+    log = train_epochs(
+        algo,
+        lambda idx: algo.update(train[idx]),
+        len(train),
+        epochs,
+        batch_size,
+        torch.Generator().manual_seed(seed),
+        batches=getattr(algo, 'batches', shuffled_batches),
+        domains=train.d.cpu(),
+        device=device,
+        sync=lambda: _sync(device),
+        progress=False,
+    )
     return [h['seconds'] for h in log['history']]
 
 # %% ../nbs/13_bench.ipynb #d464a853
-def _bench_one(method: str, backbone: str, batch_size: int, epochs: int, max_windows, gflops: float, device=None) -> dict:
+def _bench_one(
+    method: str,
+    backbone: str,
+    batch_size: int,
+    epochs: int,
+    max_windows,
+    gflops: float,
+    device=None,
+) -> dict:
     import resource
     from prism_nb.backbones import count_flops, make_backbone
     from prism_nb.config import make_config, task_of
     from prism_nb.experiment import build_algorithm
+
     device = check_device(device)
     cfg = make_config(method=method, backbone=backbone, seed=0, max_windows=max_windows)
     data = task_of(cfg).load(cfg)
     algo = build_algorithm(cfg, data.info)
-    if device.type == 'cuda': torch.cuda.reset_peak_memory_stats()
-    secs = time_epochs(algo, data.train, batch_size=batch_size, epochs=epochs + 1, device=device)[1:]  # first epoch warms up
-    enc_flops = count_flops(make_backbone(backbone, data.info['n_features'], data.info['seq_len']), data.info['seq_len'], data.info['n_features'])
-    passes = getattr(algo, 'encoder_passes', 1)  # encoder forward passes per window per step (PRISM: 2 encoders x K views)
+    if device.type == 'cuda':
+        torch.cuda.reset_peak_memory_stats()
+    secs = time_epochs(algo, data.train, batch_size=batch_size, epochs=epochs + 1, device=device)[
+        1:
+    ]  # first epoch warms up
+    enc_flops = count_flops(
+        make_backbone(backbone, data.info['n_features'], data.info['seq_len']),
+        data.info['seq_len'],
+        data.info['n_features'],
+    )
+    passes = getattr(
+        algo, 'encoder_passes', 1
+    )  # encoder forward passes per window per step (PRISM: 2 encoders x K views)
     floor = 3 * enc_flops * passes * len(data.train) / (gflops * 1e9)
-    peak = torch.cuda.max_memory_allocated() / 2**20 if device.type == 'cuda' else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return dict(method=method, backbone=backbone, device=str(device), batch_size=batch_size, n_train=len(data.train),
-                seconds_per_epoch=round(min(secs), 3), fwd_mflops_per_window=round(enc_flops / 1e6, 3), encoder_passes=passes,
-                flop_floor_seconds=round(floor, 4), ratio_to_floor=round(min(secs) / floor, 2),
-                peak_memory_mib=round(peak, 1), memory_kind='GPU allocated' if device.type == 'cuda' else 'process peak RSS')
+    peak = (
+        torch.cuda.max_memory_allocated() / 2**20
+        if device.type == 'cuda'
+        else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    )
+    return dict(
+        method=method,
+        backbone=backbone,
+        device=str(device),
+        batch_size=batch_size,
+        n_train=len(data.train),
+        seconds_per_epoch=round(min(secs), 3),
+        fwd_mflops_per_window=round(enc_flops / 1e6, 3),
+        encoder_passes=passes,
+        flop_floor_seconds=round(floor, 4),
+        ratio_to_floor=round(min(secs) / floor, 2),
+        peak_memory_mib=round(peak, 1),
+        memory_kind='GPU allocated' if device.type == 'cuda' else 'process peak RSS',
+    )
 
 # %% ../nbs/13_bench.ipynb #dab1c0c1
-def benchmark_epochs(jobs,  # (method, backbone) pairs
-                     batch_size: int = 64, epochs: int = 2, max_windows=None,
-                     gflops: float | None = None, device=None, threads: int = 1) -> list:
-    "Seconds per epoch, FLOP floor and peak memory of each (method, backbone), one fresh process each."
+def benchmark_epochs(
+    jobs,  # (method, backbone) pairs
+    batch_size: int = 64,
+    epochs: int = 2,
+    max_windows=None,
+    gflops: float | None = None,
+    device=None,
+    threads: int = 1,
+) -> list:
+    "Seconds per epoch, FLOP floor and peak memory per (method, backbone), a fresh process each."
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
+
     gflops = gflops or peak_gflops(device)
     rows = []
     for method, backbone in tqdm(list(jobs), desc='benchmark', file=sys.stderr):
-        with ProcessPoolExecutor(1, mp_context=mp.get_context('spawn'), initializer=torch.set_num_threads, initargs=(threads,)) as ex:
-            rows.append(ex.submit(_bench_one, method, backbone, batch_size, epochs, max_windows, gflops, device).result())
+        with ProcessPoolExecutor(
+            1,
+            mp_context=mp.get_context('spawn'),
+            initializer=torch.set_num_threads,
+            initargs=(threads,),
+        ) as ex:
+            rows.append(
+                ex.submit(
+                    _bench_one, method, backbone, batch_size, epochs, max_windows, gflops, device
+                ).result()
+            )
     return rows
 
 # %% ../nbs/13_bench.ipynb #2573c395
-def sweep_throughput(cfgs,  # run configs (from `make_config`/`sweep_configs`); those with a record are skipped
-                     workers: int = 1,  # local papermill processes at once, one torch thread each
-                     results_dir='results', label: str = '',  # e.g. 'ERM, CNN'
-                     out=None  # a CSV the row is appended to
-                    ) -> dict:
+def sweep_throughput(
+    cfgs,  # run configs (from `make_config`/`sweep_configs`); those with a record are skipped
+    workers: int = 1,  # local papermill processes at once, one torch thread each
+    results_dir='results',
+    label: str = '',  # e.g. 'ERM, CNN'
+    out=None,  # a CSV the row is appended to
+) -> dict:
     "Train `cfgs` through `run_sweep` and time it: runs per hour of the runs it trained."
     import os
     import pandas as pd
     from prism_nb.sweep import run_sweep
+
     t0 = time.perf_counter()
     summary = run_sweep(cfgs, workers=workers, threads=1, results_dir=results_dir, progress=False)
     seconds, n = time.perf_counter() - t0, len(summary['done'])
-    row = dict(label=label, workers=workers, threads_per_worker=1, cores=os.cpu_count(), trained=n, failed=len(summary['failed']),
-               skipped=len(summary['skipped']) + len(summary['in_progress']), seconds=round(seconds, 1),
-               runs_per_hour=round(3600 * n / seconds, 2) if n else float('nan'))
+    row = dict(
+        label=label,
+        workers=workers,
+        threads_per_worker=1,
+        cores=os.cpu_count(),
+        trained=n,
+        failed=len(summary['failed']),
+        skipped=len(summary['skipped']) + len(summary['in_progress']),
+        seconds=round(seconds, 1),
+        runs_per_hour=round(3600 * n / seconds, 2) if n else float('nan'),
+    )
     if out is not None:
-        out = Path(out); old = pd.read_csv(out) if out.exists() else None
-        df = pd.concat([old, pd.DataFrame([row])], ignore_index=True) if old is not None else pd.DataFrame([row])
+        out = Path(out)
+        old = pd.read_csv(out) if out.exists() else None
+        df = (
+            pd.concat([old, pd.DataFrame([row])], ignore_index=True)
+            if old is not None
+            else pd.DataFrame([row])
+        )
         atomic_write(out, lambda tmp: df.to_csv(tmp, index=False), suffix='.csv')
     return row

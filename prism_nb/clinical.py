@@ -26,52 +26,80 @@ __all__ = ['CLINICAL_ARCHIVES', 'EICU_REGIONS', 'EICU_DEMO_FEATURES', 'EICU_RAW_
 CLINICAL_ARCHIVES = {  # path under data_dir() -> (sha256, where it comes from)
     'eicu_demo/eicu_demo_2.0.1_tables_partial.zip': (
         '481da94db7a0ac044812cdd673e9fa5d690d6a5d9da1cc60f4461f9ff1b4c140',
-        'eICU-CRD Demo v2.0.1 tables, https://physionet.org/content/eicu-crd-demo/2.0.1/ (zip of the csv.gz tables under eicu-crd-demo-2.0.1/)'),
+        'eICU-CRD Demo v2.0.1 tables, https://physionet.org/content/eicu-crd-demo/2.0.1/ (zip of '
+        'the csv.gz tables under eicu-crd-demo-2.0.1/)',
+    ),
     'eicu_demo/eicu_demo_yaib_mortality24.zip': (
         'c3dc7eb51d1a3b6c1d189a739ee2c77e4d5320981c4356da524789861d7e5d37',
-        'YAIB demo_data/mortality24/eicu_demo, https://github.com/rvandewater/YAIB (commit 4989502)'),
-    'p12/set-a.tar.gz': ('316eb385d0a5a5722766566ef34177cc01f4b78d9a62e027e0d89e283ce15e83',
-                         'PhysioNet Challenge 2012 set-a + Outcomes-a.txt, https://physionet.org/content/challenge-2012/1.0.0/'),
-    'p12/set-b.tar.gz': ('6ce3b23388461c8b7fac9377f14670db70211b60ad89aa80b86c09be42811d16',
-                         'PhysioNet Challenge 2012 set-b + Outcomes-b.txt, https://physionet.org/content/challenge-2012/1.0.0/'),
-    'p12/set-c.tar.gz': ('1d472d3cbda4751665a39b312492b12bf592ff3b9fd0b8e642f735037a088dbe',
-                         'PhysioNet Challenge 2012 set-c + Outcomes-c.txt, https://physionet.org/content/challenge-2012/1.0.0/'),
-    'p19/training_setA.tar.gz': ('cb6daed2226eb211717615080b736349583939b7770c2e54bc1dd21872111dbe',
-                                 'PhysioNet Challenge 2019 training_setA, https://physionet.org/content/challenge-2019/1.0.0/'),
-    'p19/training_setB.tar.gz': ('fbe8d4f38b9f5836330d6404b2cd6eff02a73c30e10ebe4cdf3bec2cfe03efeb',
-                                 'PhysioNet Challenge 2019 training_setB, https://physionet.org/content/challenge-2019/1.0.0/'),
+        'YAIB demo_data/mortality24/eicu_demo, https://github.com/rvandewater/YAIB (commit '
+        '4989502)',
+    ),
+    'p12/set-a.tar.gz': (
+        '316eb385d0a5a5722766566ef34177cc01f4b78d9a62e027e0d89e283ce15e83',
+        'PhysioNet Challenge 2012 set-a + Outcomes-a.txt, '
+        'https://physionet.org/content/challenge-2012/1.0.0/',
+    ),
+    'p12/set-b.tar.gz': (
+        '6ce3b23388461c8b7fac9377f14670db70211b60ad89aa80b86c09be42811d16',
+        'PhysioNet Challenge 2012 set-b + Outcomes-b.txt, '
+        'https://physionet.org/content/challenge-2012/1.0.0/',
+    ),
+    'p12/set-c.tar.gz': (
+        '1d472d3cbda4751665a39b312492b12bf592ff3b9fd0b8e642f735037a088dbe',
+        'PhysioNet Challenge 2012 set-c + Outcomes-c.txt, '
+        'https://physionet.org/content/challenge-2012/1.0.0/',
+    ),
+    'p19/training_setA.tar.gz': (
+        'cb6daed2226eb211717615080b736349583939b7770c2e54bc1dd21872111dbe',
+        'PhysioNet Challenge 2019 training_setA, '
+        'https://physionet.org/content/challenge-2019/1.0.0/',
+    ),
+    'p19/training_setB.tar.gz': (
+        'fbe8d4f38b9f5836330d6404b2cd6eff02a73c30e10ebe4cdf3bec2cfe03efeb',
+        'PhysioNet Challenge 2019 training_setB, '
+        'https://physionet.org/content/challenge-2019/1.0.0/',
+    ),
 }
 
-def clinical_archive(rel: str,  # path under the data root, a key of `CLINICAL_ARCHIVES`
-                     root=None,  # data root; default `data_dir()`
-                     verify: bool = True  # compare the sha256 with the known one
-                    ) -> Path:
-    "Path of a clinical archive, checked; FileNotFoundError or ChecksumError naming the file otherwise."
+
+def clinical_archive(
+    rel: str,  # path under the data root, a key of `CLINICAL_ARCHIVES`
+    root=None,  # data root; default `data_dir()`
+    verify: bool = True,  # compare the sha256 with the known one
+) -> Path:
+    "Path of a clinical archive, checked; FileNotFoundError or ChecksumError naming the file."
     root = Path(root) if root is not None else data_dir()
     sha, origin = CLINICAL_ARCHIVES[rel]
     path = root / rel
     if not path.is_file():
         raise FileNotFoundError(
-            f"{path} not found. Put {Path(rel).name} under {root / Path(rel).parent} (the data root is $PRISM_DATA, "
-            f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset). It comes from: {origin}")
+            f"{path} not found. Put {Path(rel).name} under {root / Path(rel).parent} (the data "
+            "root is $PRISM_DATA, "
+            f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset). It comes "
+            f"from: {origin}"
+        )
     if verify and (got := sha256_file(path)) != sha:
-        raise ChecksumError(f"{path}: sha256 {got} does not match the expected {sha}; "
-                            f"the file is truncated, altered or another version. It comes from: {origin}")
+        raise ChecksumError(
+            f"{path}: sha256 {got} does not match the expected {sha}; "
+            f"the file is truncated, altered or another version. It comes from: {origin}"
+        )
     return path
 
 # %% ../nbs/09_clinical.ipynb #48cf948d
 @dataclass
 class ClinicalData:
-    "A clinical dataset: every stay as one `ISMTS` (`d` = domain index) plus names and a per-stay table."
+    "A clinical dataset: all stays as one `ISMTS` (`d` = domain index), names and a per-stay table."
+
     x: ISMTS  # all stays, v/m [N,L,D], t [N,L] in hours, y [N], d [N]
     domains: list  # domain name per domain index
     features: list  # feature name per feature index (D)
     source: str  # which dataset and protocol
     fingerprint: str  # short sha256 of the archives and settings it was built from
     meta: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per stay, aligned with x
-    info: dict = field(default_factory=dict)  # build facts; info['dropped'] = {reason: count} of what was left out
+    info: dict = field(default_factory=dict)  # build facts; info['dropped'] = {reason: count}
 
-    def __len__(self): return len(self.x)
+    def __len__(self):
+        return len(self.x)
 
     def counts(self) -> pd.DataFrame:
         "Cohort counts per domain: stays, positives, prevalence and observed fraction of cells."
@@ -79,17 +107,31 @@ class ClinicalData:
         valid = x.m.amax(-1)  # [N,L] 1 where the step holds any observation; padding excluded
         for k, name in enumerate(self.domains):
             sel = x.d == k
-            n = int(sel.sum()); pos = int(x.y[sel].sum())
+            n = int(sel.sum())
+            pos = int(x.y[sel].sum())
             steps = valid[sel].sum().item() * len(self.features)
-            rows.append(dict(domain=name, stays=n, positives=pos, prevalence=pos / max(n, 1),
-                             observed=x.m[sel].sum().item() / max(steps, 1)))
+            rows.append(
+                dict(
+                    domain=name,
+                    stays=n,
+                    positives=pos,
+                    prevalence=pos / max(n, 1),
+                    observed=x.m[sel].sum().item() / max(steps, 1),
+                )
+            )
         df = pd.DataFrame(rows)
-        tot = dict(domain='all', stays=len(x), positives=int(x.y.sum()), prevalence=x.y.float().mean().item(),
-                   observed=x.m.sum().item() / max(valid.sum().item() * len(self.features), 1))
+        tot = dict(
+            domain='all',
+            stays=len(x),
+            positives=int(x.y.sum()),
+            prevalence=x.y.float().mean().item(),
+            observed=x.m.sum().item() / max(valid.sum().item() * len(self.features), 1),
+        )
         return pd.concat([df, pd.DataFrame([tot])], ignore_index=True)
 
 # %% ../nbs/09_clinical.ipynb #b63bd1be
 _CACHE_VERSION = 3  # bump when a builder changes what it produces (3: info['dropped'], digests)
+
 
 def _cache_path(name, cfg):
     key = sha256_bytes(json.dumps(dict(cfg, version=_CACHE_VERSION), sort_keys=True).encode())[:16]
@@ -97,12 +139,14 @@ def _cache_path(name, cfg):
 
 # %% ../nbs/09_clinical.ipynb #95ca1093
 def _pack(obs, t, y, d, meta: pd.DataFrame, info: dict) -> dict:
-    "The arrays of a cache: sparse cells, dense times, labels and domains, the meta columns, `info` as JSON."
+    "A cache's arrays: sparse cells, dense times, labels, domains, meta columns, `info` as JSON."
     arrays = {f'obs_{k}': v for k, v in obs.items()}
     arrays.update(t=t, y=y, d=d, info=np.array(json.dumps(info, sort_keys=True)))
     for c in meta.columns:
         col = meta[c].to_numpy()
-        arrays[f'meta_{c}'] = col.astype(str) if col.dtype == object or pd.api.types.is_string_dtype(meta[c]) else col
+        arrays[f'meta_{c}'] = (
+            col.astype(str) if col.dtype == object or pd.api.types.is_string_dtype(meta[c]) else col
+        )
     return arrays
 
 # %% ../nbs/09_clinical.ipynb #90a94901
@@ -116,128 +160,228 @@ def _unpack(z: dict) -> tuple:
 def _densify(obs, t, y, d, n_features) -> ISMTS:
     "Scatter the observed cells into dense `v`, `m`."
     N, L = t.shape
-    v = torch.zeros(N, L, n_features); m = torch.zeros(N, L, n_features)
-    idx = (torch.from_numpy(obs['stay'].astype(np.int64)), torch.from_numpy(obs['step'].astype(np.int64)),
-           torch.from_numpy(obs['feat'].astype(np.int64)))
-    v[idx] = torch.from_numpy(obs['value'].astype(np.float32)); m[idx] = 1.
-    return ISMTS(v, m, torch.from_numpy(t.astype(np.float32)), torch.from_numpy(y.astype(np.int64)),
-                 torch.from_numpy(d.astype(np.int64)))
+    v = torch.zeros(N, L, n_features)
+    m = torch.zeros(N, L, n_features)
+    idx = (
+        torch.from_numpy(obs['stay'].astype(np.int64)),
+        torch.from_numpy(obs['step'].astype(np.int64)),
+        torch.from_numpy(obs['feat'].astype(np.int64)),
+    )
+    v[idx] = torch.from_numpy(obs['value'].astype(np.float32))
+    m[idx] = 1.0
+    return ISMTS(
+        v,
+        m,
+        torch.from_numpy(t.astype(np.float32)),
+        torch.from_numpy(y.astype(np.int64)),
+        torch.from_numpy(d.astype(np.int64)),
+    )
 
 # %% ../nbs/09_clinical.ipynb #df31fd9a
-def _sparse(v: np.ndarray  # dense values [N,L,D] with NaN where unobserved
-           ) -> dict:
+def _sparse(
+    v: np.ndarray,  # dense values [N,L,D] with NaN where unobserved
+) -> dict:
     "Observed cells of a NaN-coded dense array as sparse lists."
     s, l, f = np.nonzero(~np.isnan(v))
-    return dict(stay=s.astype(np.int32), step=l.astype(np.int16), feat=f.astype(np.int16), value=v[s, l, f].astype(np.float32))
+    return dict(
+        stay=s.astype(np.int32),
+        step=l.astype(np.int16),
+        feat=f.astype(np.int16),
+        value=v[s, l, f].astype(np.float32),
+    )
 
 # %% ../nbs/09_clinical.ipynb #af9982dd
 def _cached(name, cfg, build, features, domains, source, fingerprint):
-    "`name` from its cache, checked against its content digest; built when absent, rebuilt with a warning when damaged."
+    "`name` from its cache, digest-checked; built when absent, rebuilt with a warning when damaged."
     path, key = _cache_path(name, cfg)
     obs, t, y, d, meta, info = _unpack(cached_arrays(path, lambda: _pack(*build())))
-    return ClinicalData(_densify(obs, t, y, d, len(features)), list(domains), list(features), source, fingerprint, meta, info)
+    return ClinicalData(
+        _densify(obs, t, y, d, len(features)),
+        list(domains),
+        list(features),
+        source,
+        fingerprint,
+        meta,
+        info,
+    )
 
 # %% ../nbs/09_clinical.ipynb #142ff663
-def observed_stats(x: ISMTS  # batch to summarize, v/m [B,L,D]
-                  ) -> tuple:
-    "Per-feature mean and std [D] over observed cells only (std 1 where a feature is constant or unseen)."
+def observed_stats(
+    x: ISMTS,  # batch to summarize, v/m [B,L,D]
+) -> tuple:
+    "Per-feature mean and std [D] over observed cells (std 1 if a feature is constant or unseen)."
     n = x.m.sum((0, 1))
     mean = (x.v * x.m).sum((0, 1)) / n.clamp(min=1)
     var = (((x.v - mean) * x.m) ** 2).sum((0, 1)) / n.clamp(min=1)
     std = var.sqrt()
     return mean, torch.where(std > 0, std, torch.ones_like(std))
 
-def standardize(x: ISMTS,  # batch to scale, v/m [B,L,D]
-                mean: torch.Tensor,  # [D] from the training split
-                std: torch.Tensor  # [D] from the training split
-               ) -> ISMTS:
+
+def standardize(
+    x: ISMTS,  # batch to scale, v/m [B,L,D]
+    mean: torch.Tensor,  # [D] from the training split
+    std: torch.Tensor,  # [D] from the training split
+) -> ISMTS:
     "Scale observed values to zero mean, unit variance; unobserved cells stay 0."
     return ISMTS((x.v - mean) / std * x.m, x.m, x.t, x.y, x.d)
 
 # %% ../nbs/09_clinical.ipynb #85b0efd5
-def _stratified_val(groups: np.ndarray,  # [n] group code per stay (domain and label)
-                    val_frac: float, gen: np.random.Generator) -> np.ndarray:
+def _stratified_val(
+    groups: np.ndarray,  # [n] group code per stay (domain and label)
+    val_frac: float,
+    gen: np.random.Generator,
+) -> np.ndarray:
     "Boolean [n]: which stays go to validation, `round(val_frac * size)` drawn from every group."
     is_val = np.zeros(len(groups), bool)
     for g in np.unique(groups):
         idx = gen.permutation(np.flatnonzero(groups == g))
-        is_val[idx[:int(round(val_frac * len(idx)))]] = True
+        is_val[idx[: int(round(val_frac * len(idx)))]] = True
     return is_val
 
 # %% ../nbs/09_clinical.ipynb #d0ac392c
 def _check_positives(x: ISMTS, domains, split):
     for k in torch.unique(x.d).tolist():
         if x.y[x.d == k].sum() == 0:
-            raise ValueError(f"domain {domains[k]!r} has no positive stay in the {split} split "
-                             f"({int((x.d == k).sum())} stays); AUROC/AUPRC would be undefined. "
-                             f"Use another target/seed/val_frac or merge domains.")
-    if len(x) == 0: raise ValueError(f"the {split} split is empty")
+            raise ValueError(
+                f"domain {domains[k]!r} has no positive stay in the {split} split "
+                f"({int((x.d == k).sum())} stays); AUROC/AUPRC would be undefined. "
+                f"Use another target/seed/val_frac or merge domains."
+            )
+    if len(x) == 0:
+        raise ValueError(f"the {split} split is empty")
 
 # %% ../nbs/09_clinical.ipynb #6f9732a2
-def domain_split(data: ClinicalData,  # dataset with all stays
-                 target: str,  # name of the held-out domain (-> test)
-                 seed: int = 0,  # fixes the train/val draw
-                 val_frac: float = 0.2,  # fraction of every source (domain, label) group sent to validation
-                 sources: list | None = None,  # source domain names; default every domain except `target`
-                 scale: bool = True  # standardize all three with training statistics on observed cells
-                ) -> tuple:
+def domain_split(
+    data: ClinicalData,  # dataset with all stays
+    target: str,  # name of the held-out domain (-> test)
+    seed: int = 0,  # fixes the train/val draw
+    val_frac: float = 0.2,  # fraction of every source (domain, label) group sent to validation
+    sources: list | None = None,  # source domain names; default every domain except `target`
+    scale: bool = True,  # standardize all three with training statistics on observed cells
+) -> tuple:
     "(train, val, test) `ISMTS`: source domains split by stay (stratified), target domain as test."
-    if target not in data.domains: raise ValueError(f"unknown target domain {target!r}; domains are {data.domains}")
+    if target not in data.domains:
+        raise ValueError(f"unknown target domain {target!r}; domains are {data.domains}")
     sources = [s for s in data.domains if s != target] if sources is None else list(sources)
     bad = [s for s in sources if s not in data.domains or s == target]
-    if bad: raise ValueError(f"bad source domains {bad}; domains are {data.domains}, target {target!r}")
-    d = data.x.d.numpy(); y = data.x.y.numpy()
+    if bad:
+        raise ValueError(f"bad source domains {bad}; domains are {data.domains}, target {target!r}")
+    d = data.x.d.numpy()
+    y = data.x.y.numpy()
     src = np.flatnonzero(np.isin(d, [data.domains.index(s) for s in sources]))
     is_val = _stratified_val(d[src] * 2 + y[src], val_frac, np.random.default_rng(seed))
     train, val = data.x[torch.from_numpy(src[~is_val])], data.x[torch.from_numpy(src[is_val])]
     test = data.x[torch.from_numpy(np.flatnonzero(d == data.domains.index(target)))]
-    for part, name in [(train, 'train'), (val, 'validation'), (test, 'test')]: _check_positives(part, data.domains, name)
-    support = (train.m.sum((0, 1)) > 0).to(train.m.dtype)  # [D] 1 where training observes the feature
+    for part, name in [(train, 'train'), (val, 'validation'), (test, 'test')]:
+        _check_positives(part, data.domains, name)
+    support = (train.m.sum((0, 1)) > 0).to(
+        train.m.dtype
+    )  # [D] 1 where training observes the feature
     if not bool(support.all()):
-        train, val, test = (ISMTS(p.v * support, p.m * support, p.t, p.y, p.d) for p in (train, val, test))
+        train, val, test = (
+            ISMTS(p.v * support, p.m * support, p.t, p.y, p.d) for p in (train, val, test)
+        )
     if scale:
         mean, std = observed_stats(train)
         train, val, test = (standardize(p, mean, std) for p in (train, val, test))
     return train, val, test
 
 # %% ../nbs/09_clinical.ipynb #f08c1b83
-def unsupported_features(data: ClinicalData,  # the dataset that was split
-                         train: ISMTS  # the training split from `domain_split`
-                        ) -> list:
+def unsupported_features(
+    data: ClinicalData,  # the dataset that was split
+    train: ISMTS,  # the training split from `domain_split`
+) -> list:
     "Names of the features no training stay observes (removed from every split by `domain_split`)."
     return [f for f, n in zip(data.features, train.m.sum((0, 1)).tolist()) if n == 0]
 
 # %% ../nbs/09_clinical.ipynb #61e76c27
 EICU_REGIONS = ['Northeast', 'West', 'South', 'Midwest']
-EICU_DEMO_FEATURES = ['hr', 'o2sat', 'resp', 'temp', 'sbp', 'dbp', 'map', 'glu', 'urine', 'fio2',  # bedside
-                      'alb', 'alp', 'alt', 'ast', 'be', 'bicar', 'bili', 'bili_dir', 'bnd', 'bun', 'ca', 'cai', 'ck',
-                      'ckmb', 'cl', 'crea', 'crp', 'fgn', 'hgb', 'inr_pt', 'k', 'lact', 'lymph', 'mch', 'mchc', 'mcv',
-                      'methb', 'mg', 'na', 'neut', 'pco2', 'ph', 'phos', 'plt', 'po2', 'ptt', 'tnt', 'wbc']  # labs
+EICU_DEMO_FEATURES = [
+    'hr',
+    'o2sat',
+    'resp',
+    'temp',
+    'sbp',
+    'dbp',
+    'map',
+    'glu',
+    'urine',
+    'fio2',  # bedside
+    'alb',
+    'alp',
+    'alt',
+    'ast',
+    'be',
+    'bicar',
+    'bili',
+    'bili_dir',
+    'bnd',
+    'bun',
+    'ca',
+    'cai',
+    'ck',
+    'ckmb',
+    'cl',
+    'crea',
+    'crp',
+    'fgn',
+    'hgb',
+    'inr_pt',
+    'k',
+    'lact',
+    'lymph',
+    'mch',
+    'mchc',
+    'mcv',
+    'methb',
+    'mg',
+    'na',
+    'neut',
+    'pco2',
+    'ph',
+    'phos',
+    'plt',
+    'po2',
+    'ptt',
+    'tnt',
+    'wbc',
+]  # labs
 _YAIB = 'eicu_demo/eicu_demo_yaib_mortality24.zip'
 _EICU_TABLES = 'eicu_demo/eicu_demo_2.0.1_tables_partial.zip'
 
-def read_eicu_table(name: str,  # table name as PhysioNet spells it, e.g. 'patient'
-                    root=None  # data root; default data_dir()
-                   ) -> pd.DataFrame:
+
+def read_eicu_table(
+    name: str,  # table name as PhysioNet spells it, e.g. 'patient'
+    root=None,  # data root; default data_dir()
+) -> pd.DataFrame:
     "One eICU demo table read from the tables zip (csv.gz inside a store-only zip)."
     path = clinical_archive(_EICU_TABLES, root)
     with zipfile.ZipFile(path) as z:
         member = f'eicu-crd-demo-2.0.1/{name}.csv.gz'
         if member not in z.namelist():
-            raise FileNotFoundError(f"{path} has no {member}; the demo copy here lacks vitalPeriodic, lab, nurseCharting, intakeOutput")
+            raise FileNotFoundError(
+                f"{path} has no {member}; the demo copy here lacks vitalPeriodic, lab, "
+                "nurseCharting, intakeOutput"
+            )
         return pd.read_csv(io.BytesIO(z.read(member)), compression='gzip')
 
 # %% ../nbs/09_clinical.ipynb #652e51fe
 def _build_eicu_demo(root, label, unknown_region):
     with zipfile.ZipFile(clinical_archive(_YAIB, root, verify=False)) as z:
-        rd = lambda n: pd.read_parquet(io.BytesIO(z.read(f'yaib_mortality24_eicu_demo/{n}.parquet')))
+        rd = lambda n: pd.read_parquet(
+            io.BytesIO(z.read(f'yaib_mortality24_eicu_demo/{n}.parquet'))
+        )
         dyn, outc = rd('dyn'), rd('outc')
     hours = (dyn['time'].dt.total_seconds() / 3600).to_numpy()
-    if not np.array_equal(np.unique(hours), np.arange(25.)): raise ValueError("expected ricu's hourly grid 0..24 h")
+    if not np.array_equal(np.unique(hours), np.arange(25.0)):
+        raise ValueError("expected ricu's hourly grid 0..24 h")
     stays = np.sort(dyn.stay_id.unique())
-    if len(dyn) != len(stays) * 25: raise ValueError("expected 25 hourly rows per stay")
+    if len(dyn) != len(stays) * 25:
+        raise ValueError("expected 25 hourly rows per stay")
     dyn = dyn.sort_values(['stay_id', 'time'])
-    v = dyn[EICU_DEMO_FEATURES].to_numpy(np.float32).reshape(len(stays), 25, -1)[:, :24]  # drop hour 24: after the window
+    v = (
+        dyn[EICU_DEMO_FEATURES].to_numpy(np.float32).reshape(len(stays), 25, -1)[:, :24]
+    )  # drop hour 24: after the window
     pat = read_eicu_table('patient', root).set_index('patientunitstayid')
     hosp = read_eicu_table('hospital', root).set_index('hospitalid')
     meta = pd.DataFrame({'stay_id': stays})
@@ -248,13 +392,23 @@ def _build_eicu_demo(root, label, unknown_region):
     meta['unitdischargestatus'] = p.unitdischargestatus.fillna('').to_numpy().astype(str)
     meta['unitdischargeoffset'] = p.unitdischargeoffset.to_numpy()
     meta['hospitaldischargestatus'] = p.hospitaldischargestatus.fillna('').to_numpy().astype(str)
-    if label == 'icu': y = meta.icu_death.to_numpy()
-    else: y = (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
+    if label == 'icu':
+        y = meta.icu_death.to_numpy()
+    else:
+        y = (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
     keep, dropped = np.ones(len(stays), bool), {}
-    for reason, applies, ok in [('no_discharge_status', label == 'hospital', meta.hospitaldischargestatus.isin(['Alive', 'Expired'])),
-                                ('unknown_region', unknown_region == 'drop', meta.region != 'Unknown')]:
+    for reason, applies, ok in [
+        (
+            'no_discharge_status',
+            label == 'hospital',
+            meta.hospitaldischargestatus.isin(['Alive', 'Expired']),
+        ),
+        ('unknown_region', unknown_region == 'drop', meta.region != 'Unknown'),
+    ]:
         if applies:
-            ok = ok.to_numpy(); dropped[reason] = int((keep & ~ok).sum()); keep &= ok
+            ok = ok.to_numpy()
+            dropped[reason] = int((keep & ~ok).sum())
+            keep &= ok
     domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
     meta = meta[keep].reset_index(drop=True)
     d = np.array([domains.index(r) for r in meta.region])
@@ -262,113 +416,181 @@ def _build_eicu_demo(root, label, unknown_region):
     return _sparse(v[keep]), t, y[keep], d, meta, {'dropped': dropped}
 
 # %% ../nbs/09_clinical.ipynb #9494202b
-def load_eicu_demo(label: str = 'icu',  # 'icu': YAIB's ICU death after 24 h; 'hospital': hospitaldischargestatus
-                   unknown_region: str = 'drop',  # stays of hospitals with no region: 'drop' or 'keep' (domain 'Unknown')
-                   root=None  # data root; default data_dir()
-                  ) -> ClinicalData:
+def load_eicu_demo(
+    label: str = 'icu',  # 'icu': YAIB's ICU death after 24 h; 'hospital': hospitaldischargestatus
+    unknown_region: str = 'drop',  # stays of hospitals with no region: 'drop' or 'keep' ('Unknown')
+    root=None,  # data root; default data_dir()
+) -> ClinicalData:
     "The eICU demo 24 h mortality cohort: T=24 hourly steps, 48 features, domain = hospital region."
-    if label not in ('icu', 'hospital'): raise ValueError(f"label must be 'icu' or 'hospital', got {label!r}")
-    if unknown_region not in ('drop', 'keep'): raise ValueError(f"unknown_region must be 'drop' or 'keep', got {unknown_region!r}")
+    if label not in ('icu', 'hospital'):
+        raise ValueError(f"label must be 'icu' or 'hospital', got {label!r}")
+    if unknown_region not in ('drop', 'keep'):
+        raise ValueError(f"unknown_region must be 'drop' or 'keep', got {unknown_region!r}")
     shas = [CLINICAL_ARCHIVES[r][0] for r in (_YAIB, _EICU_TABLES)]
-    clinical_archive(_YAIB, root); clinical_archive(_EICU_TABLES, root)
+    clinical_archive(_YAIB, root)
+    clinical_archive(_EICU_TABLES, root)
     cfg = dict(shas=shas, label=label, unknown_region=unknown_region)
     domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
-    return _cached('eicu_demo', cfg, lambda: _build_eicu_demo(root, label, unknown_region), EICU_DEMO_FEATURES, domains,
-                   f'eicu_demo_yaib_mortality24(label={label},unknown_region={unknown_region})',
-                   sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16])
+    return _cached(
+        'eicu_demo',
+        cfg,
+        lambda: _build_eicu_demo(root, label, unknown_region),
+        EICU_DEMO_FEATURES,
+        domains,
+        f'eicu_demo_yaib_mortality24(label={label},unknown_region={unknown_region})',
+        sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
+    )
 
 # %% ../nbs/09_clinical.ipynb #75b1d7fa
-def loro_split(data: ClinicalData,  # an eICU dataset from `load_eicu_demo`
-               target_region: str,  # 'Northeast', 'West', 'South' or 'Midwest' (-> test)
-               seed: int = 0,  # fixes the train/val draw
-               val_frac: float = 0.2,  # fraction of the source stays (per region and label) for validation
-               scale: bool = True  # standardize with training statistics on observed cells
-              ) -> tuple:
+def loro_split(
+    data: ClinicalData,  # an eICU dataset from `load_eicu_demo`
+    target_region: str,  # 'Northeast', 'West', 'South' or 'Midwest' (-> test)
+    seed: int = 0,  # fixes the train/val draw
+    val_frac: float = 0.2,  # fraction of the source stays (per region and label) for validation
+    scale: bool = True,  # standardize with training statistics on observed cells
+) -> tuple:
     "Leave-one-region-out (train, val, test), standardized with training statistics."
-    if target_region not in EICU_REGIONS: raise ValueError(f"target_region must be one of {EICU_REGIONS}, got {target_region!r}")
+    if target_region not in EICU_REGIONS:
+        raise ValueError(f"target_region must be one of {EICU_REGIONS}, got {target_region!r}")
     return domain_split(data, target_region, seed, val_frac, scale=scale)
 
 # %% ../nbs/09_clinical.ipynb #83bf1d53
-def feature_observation_rates(data: ClinicalData,  # a dataset whose `meta` has the grouping column
-                              by: str = 'region',  # 'region', 'hospital' or 'domain'
-                              min_stays: int = 1  # keep groups with at least this many stays
-                             ) -> pd.DataFrame:
+def feature_observation_rates(
+    data: ClinicalData,  # a dataset whose `meta` has the grouping column
+    by: str = 'region',  # 'region', 'hospital' or 'domain'
+    min_stays: int = 1,  # keep groups with at least this many stays
+) -> pd.DataFrame:
     "Fraction of observed cells per group (rows) and feature (columns), over valid steps."
     key = {'hospital': 'hospitalid', 'region': 'region'}.get(by)
-    groups = np.array(data.domains)[data.x.d.numpy()] if by == 'domain' or key not in data.meta else data.meta[key].to_numpy()
+    groups = (
+        np.array(data.domains)[data.x.d.numpy()]
+        if by == 'domain' or key not in data.meta
+        else data.meta[key].to_numpy()
+    )
     steps = data.x.m.amax(-1, keepdim=True)  # [N,L,1] valid steps
-    obs = data.x.m.sum(1).numpy(); n = steps.sum(1).numpy()  # [N,D], [N,1]
+    obs = data.x.m.sum(1).numpy()
+    n = steps.sum(1).numpy()  # [N,D], [N,1]
     df = pd.DataFrame(obs, columns=data.features).groupby(groups).sum()
     df = df.div(pd.Series(n[:, 0]).groupby(groups).sum(), axis=0)
     size = pd.Series(groups).value_counts()
     return df[size.reindex(df.index).to_numpy() >= min_stays]
 
 # %% ../nbs/09_clinical.ipynb #5d6dda0a
-def plot_feature_observation_rates(data: ClinicalData,  # a dataset with 'hospitalid'/'region' in `meta`
-                                   by: str = 'hospital',  # 'hospital', 'region' or 'domain'
-                                   min_stays: int = 10,  # hospitals with fewer stays are left out
-                                   n_features: int = 20,  # show the most observed features
-                                   ax=None):
-    "Heat map of per-group feature observation rates, hospitals grouped by region (the paper's figure eicu_hospital_masks)."
+def plot_feature_observation_rates(
+    data: ClinicalData,  # a dataset with 'hospitalid'/'region' in `meta`
+    by: str = 'hospital',  # 'hospital', 'region' or 'domain'
+    min_stays: int = 10,  # hospitals with fewer stays are left out
+    n_features: int = 20,  # show the most observed features
+    ax=None,
+):
+    "Heat map of per-group feature observation rates, hospitals by region (eicu_hospital_masks)."
     import matplotlib.pyplot as plt  # only plotting needs matplotlib
     from matplotlib.colors import PowerNorm
+
     rates = feature_observation_rates(data, by, min_stays)
     rates = rates[rates.mean().sort_values(ascending=False).index[:n_features]]
     region = None
-    if by == 'hospital' and 'region' in data.meta:  # the domains are regions: hospitals sorted into them
-        region = data.meta.groupby('hospitalid').region.first().reindex(rates.index).fillna('unknown')
+    if (
+        by == 'hospital' and 'region' in data.meta
+    ):  # the domains are regions: hospitals sorted into them
+        region = (
+            data.meta.groupby('hospitalid').region.first().reindex(rates.index).fillna('unknown')
+        )
         order = sorted(rates.index, key=lambda h: (region[h], h))
         rates, region = rates.loc[order], region.loc[order]
-    if ax is None: _, ax = plt.subplots(figsize=(0.35 * rates.shape[1] + 3, 0.22 * len(rates) + 1.5))
-    # a power scale: vitals are measured almost every hour, labs a few times a day; on a linear scale the labs all look alike
-    im = ax.imshow(rates.to_numpy(), aspect='auto', norm=PowerNorm(0.4, vmin=0, vmax=1), cmap='viridis', interpolation='nearest')
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.35 * rates.shape[1] + 3, 0.22 * len(rates) + 1.5))
+    # a power scale: vitals are measured almost every hour, labs a few times a day; on a
+    # linear scale the labs all look alike
+    im = ax.imshow(
+        rates.to_numpy(),
+        aspect='auto',
+        norm=PowerNorm(0.4, vmin=0, vmax=1),
+        cmap='viridis',
+        interpolation='nearest',
+    )
     ax.set_xticks(range(rates.shape[1]), rates.columns, rotation=90)
     ax.set_yticks(range(len(rates)), [str(i) for i in rates.index], fontsize=7)
-    ax.set_xlabel('feature'); ax.set_ylabel(by)
+    ax.set_xlabel('feature')
+    ax.set_ylabel(by)
     if region is not None:
         codes = region.to_numpy()
         for i in range(1, len(codes)):
-            if codes[i] != codes[i - 1]: ax.axhline(i - .5, color='w', lw=2)
+            if codes[i] != codes[i - 1]:
+                ax.axhline(i - 0.5, color='w', lw=2)
         for name in pd.unique(codes):
             rows = np.flatnonzero(codes == name)
-            ax.text(rates.shape[1] - .3, rows.mean(), f' {name}', va='center', ha='left', fontsize=9, clip_on=False,
-                    transform=ax.transData)
-    bar = ax.figure.colorbar(im, ax=ax, pad=0.12 if region is not None else 0.05, ticks=[0, .02, .1, .25, .5, 1])
+            ax.text(
+                rates.shape[1] - 0.3,
+                rows.mean(),
+                f' {name}',
+                va='center',
+                ha='left',
+                fontsize=9,
+                clip_on=False,
+                transform=ax.transData,
+            )
+    bar = ax.figure.colorbar(
+        im, ax=ax, pad=0.12 if region is not None else 0.05, ticks=[0, 0.02, 0.1, 0.25, 0.5, 1]
+    )
     bar.set_label('share of recorded hours with the feature measured')
     return ax
 
 # %% ../nbs/09_clinical.ipynb #0aa49cb3
 EICU_RAW_FEATURES = {  # feature -> (table, column or lab name)
-    'heartrate': ('vitalPeriodic', 'heartrate'), 'respiration': ('vitalPeriodic', 'respiration'),
-    'sao2': ('vitalPeriodic', 'sao2'), 'temperature': ('vitalPeriodic', 'temperature'),
-    'nibp_systolic': ('vitalAperiodic', 'noninvasivesystolic'), 'nibp_diastolic': ('vitalAperiodic', 'noninvasivediastolic'),
+    'heartrate': ('vitalPeriodic', 'heartrate'),
+    'respiration': ('vitalPeriodic', 'respiration'),
+    'sao2': ('vitalPeriodic', 'sao2'),
+    'temperature': ('vitalPeriodic', 'temperature'),
+    'nibp_systolic': ('vitalAperiodic', 'noninvasivesystolic'),
+    'nibp_diastolic': ('vitalAperiodic', 'noninvasivediastolic'),
     'nibp_mean': ('vitalAperiodic', 'noninvasivemean'),
-    'glucose': ('lab', 'glucose'), 'creatinine': ('lab', 'creatinine'), 'BUN': ('lab', 'BUN'), 'potassium': ('lab', 'potassium')}
+    'glucose': ('lab', 'glucose'),
+    'creatinine': ('lab', 'creatinine'),
+    'BUN': ('lab', 'BUN'),
+    'potassium': ('lab', 'potassium'),
+}
 EICU_RAW_TABLES = ['patient', 'hospital', 'vitalPeriodic', 'vitalAperiodic', 'lab']
 
-def eicu_from_tables(tables: dict,  # eICU table name -> DataFrame in PhysioNet's schema
-                     hours: int = 24,  # input window after unit admission
-                     min_age: int = 18  # adults only
-                    ) -> ClinicalData:
-    "The eICU in-hospital mortality cohort (hourly, first `hours` h, 11 features, region domains) from raw tables."
+
+def eicu_from_tables(
+    tables: dict,  # eICU table name -> DataFrame in PhysioNet's schema
+    hours: int = 24,  # input window after unit admission
+    min_age: int = 18,  # adults only
+) -> ClinicalData:
+    "The eICU in-hospital mortality cohort (hourly, first `hours` h, 11 features, region domains)."
     pat, hosp = tables['patient'], tables['hospital']
     age = pd.to_numeric(pat.age.astype(str).str.replace('> 89', '90'), errors='coerce')
     region = pat.hospitalid.map(hosp.set_index('hospitalid').region)
     keep, dropped = pd.Series(True, index=pat.index), {}
-    for reason, ok in [('age_below_min_or_unknown', age >= min_age), ('shorter_than_window', pat.unitdischargeoffset >= hours * 60),
-                       ('no_discharge_status', pat.hospitaldischargestatus.isin(['Alive', 'Expired'])),
-                       ('no_region', region.isin(EICU_REGIONS))]:
-        dropped[reason] = int((keep & ~ok).sum()); keep &= ok
+    for reason, ok in [
+        ('age_below_min_or_unknown', age >= min_age),
+        ('shorter_than_window', pat.unitdischargeoffset >= hours * 60),
+        ('no_discharge_status', pat.hospitaldischargestatus.isin(['Alive', 'Expired'])),
+        ('no_region', region.isin(EICU_REGIONS)),
+    ]:
+        dropped[reason] = int((keep & ~ok).sum())
+        keep &= ok
     cohort = pat[keep].sort_values('patientunitstayid')
     stays = cohort.patientunitstayid.to_numpy()
     feats = list(EICU_RAW_FEATURES)
     long = []
     for k, (name, (table, col)) in enumerate(EICU_RAW_FEATURES.items()):
         df = tables[table]
-        if table == 'lab': df, off, val = df[df.labname == col], 'labresultoffset', 'labresult'
-        else: off, val = 'observationoffset', col
-        long.append(pd.DataFrame({'stay': df.patientunitstayid.to_numpy(), 'offset': df[off].to_numpy(),
-                                  'feat': k, 'value': pd.to_numeric(df[val], errors='coerce').to_numpy()}))
+        if table == 'lab':
+            df, off, val = df[df.labname == col], 'labresultoffset', 'labresult'
+        else:
+            off, val = 'observationoffset', col
+        long.append(
+            pd.DataFrame(
+                {
+                    'stay': df.patientunitstayid.to_numpy(),
+                    'offset': df[off].to_numpy(),
+                    'feat': k,
+                    'value': pd.to_numeric(df[val], errors='coerce').to_numpy(),
+                }
+            )
+        )
     long = pd.concat(long, ignore_index=True).dropna(subset=['value'])
     long = long[np.isin(long.stay, stays) & (long.offset >= 0) & (long.offset < hours * 60)]
     long = long.assign(stay=np.searchsorted(stays, long.stay), step=long.offset // 60)
@@ -378,106 +600,210 @@ def eicu_from_tables(tables: dict,  # eICU table name -> DataFrame in PhysioNet'
     reg = region[keep.to_numpy()].loc[cohort.index].to_numpy()
     d = np.array([EICU_REGIONS.index(r) for r in reg], dtype=np.int64)
     t = np.tile(np.arange(hours, dtype=np.float32), (len(stays), 1))
-    meta = pd.DataFrame({'stay_id': stays, 'hospitalid': cohort.hospitalid.to_numpy(), 'region': reg})
+    meta = pd.DataFrame(
+        {'stay_id': stays, 'hospitalid': cohort.hospitalid.to_numpy(), 'region': reg}
+    )
     fp = sha256_bytes(stays.tobytes() + cells.value.to_numpy().tobytes())[:16]
-    return ClinicalData(_densify(obs, t, y, d, len(feats)), list(EICU_REGIONS), feats,
-                        f'eicu_raw_tables(first {hours} h, in-hospital mortality)', fp, meta, dict(dropped=dropped))
+    return ClinicalData(
+        _densify(obs, t, y, d, len(feats)),
+        list(EICU_REGIONS),
+        feats,
+        f'eicu_raw_tables(first {hours} h, in-hospital mortality)',
+        fp,
+        meta,
+        dict(dropped=dropped),
+    )
 
 # %% ../nbs/09_clinical.ipynb #3fbe8474
-def read_eicu_folder(folder  # folder holding PhysioNet's <table>.csv.gz files
-                    ) -> dict:
-    "The five tables `eicu_from_tables` needs, read from an eICU folder; FileNotFoundError naming a missing one."
-    folder = Path(folder); out = {}
+def read_eicu_folder(
+    folder,  # folder holding PhysioNet's <table>.csv.gz files
+) -> dict:
+    "The five tables `eicu_from_tables` needs, from an eICU folder; FileNotFoundError if missing."
+    folder = Path(folder)
+    out = {}
     for name in EICU_RAW_TABLES:
         path = folder / f'{name}.csv.gz'
         if not path.exists():
-            raise FileNotFoundError(f"{path} not found: eicu_from_tables needs {', '.join(t + '.csv.gz' for t in EICU_RAW_TABLES)} "
-                                    f"from https://physionet.org/content/eicu-crd/ (credentialed) or the demo "
-                                    f"https://physionet.org/content/eicu-crd-demo/2.0.1/")
+            raise FileNotFoundError(
+                f"{path} not found: eicu_from_tables needs "
+                f"{', '.join(t + '.csv.gz' for t in EICU_RAW_TABLES)} "
+                f"from https://physionet.org/content/eicu-crd/ (credentialed) or the demo "
+                f"https://physionet.org/content/eicu-crd-demo/2.0.1/"
+            )
         out[name] = pd.read_csv(path)
     return out
 
 # %% ../nbs/09_clinical.ipynb #db04e5ee
 P12_DOMAINS = ['Coronary Care', 'Cardiac Surgery Recovery', 'Medical', 'Surgical']  # ICUType 1..4
-P12_FEATURES = ['ALP', 'ALT', 'AST', 'Albumin', 'BUN', 'Bilirubin', 'Cholesterol', 'Creatinine', 'DiasABP', 'FiO2',
-                'GCS', 'Glucose', 'HCO3', 'HCT', 'HR', 'K', 'Lactate', 'MAP', 'MechVent', 'Mg', 'NIDiasABP', 'NIMAP',
-                'NISysABP', 'Na', 'PaCO2', 'PaO2', 'Platelets', 'RespRate', 'SaO2', 'SysABP', 'Temp', 'TroponinI',
-                'TroponinT', 'Urine', 'WBC', 'Weight', 'pH']
+P12_FEATURES = [
+    'ALP',
+    'ALT',
+    'AST',
+    'Albumin',
+    'BUN',
+    'Bilirubin',
+    'Cholesterol',
+    'Creatinine',
+    'DiasABP',
+    'FiO2',
+    'GCS',
+    'Glucose',
+    'HCO3',
+    'HCT',
+    'HR',
+    'K',
+    'Lactate',
+    'MAP',
+    'MechVent',
+    'Mg',
+    'NIDiasABP',
+    'NIMAP',
+    'NISysABP',
+    'Na',
+    'PaCO2',
+    'PaO2',
+    'Platelets',
+    'RespRate',
+    'SaO2',
+    'SysABP',
+    'Temp',
+    'TroponinI',
+    'TroponinT',
+    'Urine',
+    'WBC',
+    'Weight',
+    'pH',
+]
 _P12_DESCRIPTORS = ['RecordID', 'Age', 'Gender', 'Height', 'ICUType', 'Weight']
-_P12_OUTCOME_COLUMNS = ['RecordID', 'SAPS-I', 'SOFA', 'Length_of_stay', 'Survival', 'In-hospital_death']
-# a record line: time HH:MM (no sign, minutes below 60), a parameter name (may be empty: a set-c quirk), a number
+_P12_OUTCOME_COLUMNS = [
+    'RecordID',
+    'SAPS-I',
+    'SOFA',
+    'Length_of_stay',
+    'Survival',
+    'In-hospital_death',
+]
+# a record line: time HH:MM (no sign, minutes below 60), a parameter name (may be empty: a set-c
+# quirk), a number
 _P12_LINE = rb'\d{2}:[0-5]\d,[^,:"\r\n]*,-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?'
 _P12_BAD_LINE = re.compile(rb'^(?!' + _P12_LINE + rb'$)', re.M)
 
 # %% ../nbs/09_clinical.ipynb #271e28c6
 def _p12_bad_line(path, member: str, body: bytes) -> ValueError | None:
     "A ValueError naming the first line of `body` that is not `HH:MM,Parameter,Value`, or None."
-    hit = _P12_BAD_LINE.search(body, 0, len(body) - 1)  # body ends with a newline; nothing after it is a line
-    if hit is None: return None
+    hit = _P12_BAD_LINE.search(
+        body, 0, len(body) - 1
+    )  # body ends with a newline; nothing after it is a line
+    if hit is None:
+        return None
     n = body.count(b'\n', 0, hit.start()) + 2  # line 1 is the header
-    line = body[hit.start():body.index(b'\n', hit.start())].decode('utf-8', 'replace')
+    line = body[hit.start() : body.index(b'\n', hit.start())].decode('utf-8', 'replace')
     hhmm = line.split(',', 1)[0]
-    why = ('an empty line' if not line else 'a negative time' if '-' in hhmm
-           else 'a malformed time' if not re.fullmatch(r'\d{2}:[0-5]\d', hhmm) else 'a malformed line')
-    return ValueError(f"{path}:{member}: line {n}: {why}, {line!r}; every line must read HH:MM,Parameter,Value with a time "
-                      "from 00:00 (minutes below 60) and a numeric value")
+    why = (
+        'an empty line'
+        if not line
+        else 'a negative time'
+        if '-' in hhmm
+        else 'a malformed time'
+        if not re.fullmatch(r'\d{2}:[0-5]\d', hhmm)
+        else 'a malformed line'
+    )
+    return ValueError(
+        f"{path}:{member}: line {n}: {why}, {line!r}; every line must read HH:MM,Parameter,Value "
+        "with a time "
+        "from 00:00 (minutes below 60) and a numeric value"
+    )
 
 # %% ../nbs/09_clinical.ipynb #0e628696
 def _p12_outcomes(path, member: str, b: bytes) -> pd.DataFrame:
-    "An Outcomes-x.txt, checked: PhysioNet's columns, one integer RecordID per row, In-hospital_death 0 or 1."
+    "An Outcomes-x.txt, checked: PhysioNet columns, an int RecordID per row, In-hospital_death 0/1."
     where = f"{path}:{member}"
-    try: o = pd.read_csv(io.BytesIO(b), skip_blank_lines=False)  # blank rows kept, so row i is line i + 2
-    except Exception as e: raise ValueError(f"{where}: not a readable table ({e})") from None
+    try:
+        o = pd.read_csv(
+            io.BytesIO(b), skip_blank_lines=False
+        )  # blank rows kept, so row i is line i + 2
+    except Exception as e:
+        raise ValueError(f"{where}: not a readable table ({e})") from None
     if list(o.columns) != _P12_OUTCOME_COLUMNS:
-        raise ValueError(f"{where}: line 1: columns {list(o.columns)}, expected {_P12_OUTCOME_COLUMNS}")
+        raise ValueError(
+            f"{where}: line 1: columns {list(o.columns)}, expected {_P12_OUTCOME_COLUMNS}"
+        )
     rid, death = (pd.to_numeric(o[c], errors='coerce') for c in ('RecordID', 'In-hospital_death'))
-    for bad, what in [(rid.isna() | (rid % 1 != 0), 'RecordID is not an integer'),
-                      (~death.isin([0, 1]), 'In-hospital_death is not 0 or 1'),
-                      (rid.duplicated(), 'a second row for the same RecordID')]:
+    for bad, what in [
+        (rid.isna() | (rid % 1 != 0), 'RecordID is not an integer'),
+        (~death.isin([0, 1]), 'In-hospital_death is not 0 or 1'),
+        (rid.duplicated(), 'a second row for the same RecordID'),
+    ]:
         if bad.any():
             k = int(np.argmax(bad.to_numpy()))
-            raise ValueError(f"{where}: line {k + 2}: {what} ({','.join(map(str, o.iloc[k].tolist()))})")
+            raise ValueError(
+                f"{where}: line {k + 2}: {what} ({','.join(map(str, o.iloc[k].tolist()))})"
+            )
     return o.assign(RecordID=rid.astype(np.int64), **{'In-hospital_death': death.astype(np.int64)})
 
 # %% ../nbs/09_clinical.ipynb #cc815041
-def _read_p12_set(path  # a set-x.tar.gz holding <set>/<RecordID>.txt files and Outcomes-x.txt
-                 ) -> tuple:
-    "One P12 set, checked line by line: (long table with `rec` and `line`, outcomes of its records, {RecordID: file})."
+def _read_p12_set(
+    path,  # a set-x.tar.gz holding <set>/<RecordID>.txt files and Outcomes-x.txt
+) -> tuple:
+    "One P12 set, checked by line: (long table with `rec`, `line`; outcomes; {RecordID: file})."
     bodies, ids, nlines, members, outcomes = [], [], [], {}, None
     with tarfile.open(path, 'r:gz') as tf:
         for mem in tf:
-            if not mem.isfile() or not mem.name.endswith('.txt'): continue
+            if not mem.isfile() or not mem.name.endswith('.txt'):
+                continue
             b = tf.extractfile(mem).read()
             if Path(mem.name).name.startswith('Outcomes'):
-                if outcomes is not None: raise ValueError(f"{path}: two outcome files, {outcomes[0]} and {mem.name}")
-                outcomes = mem.name, _p12_outcomes(path, mem.name, b); continue
-            if not Path(mem.name).stem.isdigit(): raise ValueError(f"{path}:{mem.name}: the file name is not a RecordID")
+                if outcomes is not None:
+                    raise ValueError(f"{path}: two outcome files, {outcomes[0]} and {mem.name}")
+                outcomes = mem.name, _p12_outcomes(path, mem.name, b)
+                continue
+            if not Path(mem.name).stem.isdigit():
+                raise ValueError(f"{path}:{mem.name}: the file name is not a RecordID")
             head, _, body = b.partition(b'\n')
             if head != b'Time,Parameter,Value':
-                raise ValueError(f"{path}:{mem.name}: line 1: header {head[:40]!r}, expected b'Time,Parameter,Value'")
-            if body and not body.endswith(b'\n'): body += b'\n'
-            if body and (err := _p12_bad_line(path, mem.name, body)): raise err
+                raise ValueError(
+                    f"{path}:{mem.name}: line 1: header {head[:40]!r}, expected "
+                    "b'Time,Parameter,Value'"
+                )
+            if body and not body.endswith(b'\n'):
+                body += b'\n'
+            if body and (err := _p12_bad_line(path, mem.name, body)):
+                raise err
             rec = int(Path(mem.name).stem)
-            bodies.append(body); ids.append(rec); nlines.append(body.count(b'\n')); members[rec] = mem.name
-    if outcomes is None: raise ValueError(f"{path}: no Outcomes-*.txt inside")
+            bodies.append(body)
+            ids.append(rec)
+            nlines.append(body.count(b'\n'))
+            members[rec] = mem.name
+    if outcomes is None:
+        raise ValueError(f"{path}: no Outcomes-*.txt inside")
     out_name, out = outcomes
     missing = sorted(set(ids) - set(out.RecordID.tolist()))
     if missing:
-        raise ValueError(f"{path}:{members[missing[0]]}: record {missing[0]} has no row in {out_name}"
-                         + (f" (nor do {len(missing) - 1} other records)" if len(missing) > 1 else ''))
+        raise ValueError(
+            f"{path}:{members[missing[0]]}: record {missing[0]} has no row in {out_name}"
+            + (f" (nor do {len(missing) - 1} other records)" if len(missing) > 1 else '')
+        )
     # 'HH:MM,param,value' -> 'HH,MM,param,value' so that the C parser reads the time as two integers
-    df = pd.read_csv(io.BytesIO(b''.join(bodies).replace(b':', b',')), header=None, names=['hh', 'mm', 'param', 'value'],
-                     dtype={'hh': np.int32, 'mm': np.int32, 'param': 'category', 'value': np.float64},
-                     keep_default_na=False, na_values=[''])
-    if len(df) != sum(nlines): raise ValueError(f"{path}: parsed {len(df)} lines, expected {sum(nlines)}")
+    df = pd.read_csv(
+        io.BytesIO(b''.join(bodies).replace(b':', b',')),
+        header=None,
+        names=['hh', 'mm', 'param', 'value'],
+        dtype={'hh': np.int32, 'mm': np.int32, 'param': 'category', 'value': np.float64},
+        keep_default_na=False,
+        na_values=[''],
+    )
+    if len(df) != sum(nlines):
+        raise ValueError(f"{path}: parsed {len(df)} lines, expected {sum(nlines)}")
     nlines = np.array(nlines)
     df['rec'] = np.repeat(np.array(ids, dtype=np.int64), nlines)
-    df['line'] = (np.arange(len(df)) - np.repeat(np.cumsum(nlines) - nlines, nlines) + 2).astype(np.int32)
+    df['line'] = (np.arange(len(df)) - np.repeat(np.cumsum(nlines) - nlines, nlines) + 2).astype(
+        np.int32
+    )
     return df, out[out.RecordID.isin(members)], members
 
 # %% ../nbs/09_clinical.ipynb #0c1ff04d
 def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
-    "The six descriptors of every record, checked (one line each at 00:00, ICUType 1-4): (records x descriptors, which lines are descriptors)."
+    "The six descriptors of each record, checked (one at 00:00): (records x descriptors, mask)."
     # descriptors: one line each at 00:00, in any order among the 00:00 measurements; the descriptor
     # Weight is the first Weight line at 00:00 (two records also chart a Weight at 00:00)
     at0 = (df.hh == 0) & (df.mm == 0)
@@ -486,22 +812,34 @@ def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
     first = df[is_desc]
     if not at0[is_desc].all():
         r = first[~at0[is_desc]].iloc[0]
-        raise ValueError(f"{where[r.rec]}: line {r.line}: the descriptor {r.param} at {r.hh:02d}:{r.mm:02d}; descriptors belong at 00:00")
-    counts = pd.crosstab(first.rec, first.param.astype(str)).reindex(index=sorted(where), columns=_P12_DESCRIPTORS, fill_value=0)
+        raise ValueError(
+            f"{where[r.rec]}: line {r.line}: the descriptor {r.param} at {r.hh:02d}:{r.mm:02d}; "
+            "descriptors belong at 00:00"
+        )
+    counts = pd.crosstab(first.rec, first.param.astype(str)).reindex(
+        index=sorted(where), columns=_P12_DESCRIPTORS, fill_value=0
+    )
     if (counts.to_numpy() != 1).any():
-        k, j = np.argwhere(counts.to_numpy() != 1)[0]; n = int(counts.iat[k, j])
-        raise ValueError(f"{where[counts.index[k]]}: {n or 'no'} {_P12_DESCRIPTORS[j]} line{'' if n == 1 else 's'} at 00:00; "
-                         f"every record has each of {', '.join(_P12_DESCRIPTORS)} exactly once there")
+        k, j = np.argwhere(counts.to_numpy() != 1)[0]
+        n = int(counts.iat[k, j])
+        raise ValueError(
+            f"{where[counts.index[k]]}: {n or 'no'} {_P12_DESCRIPTORS[j]} "
+            f"line{'' if n == 1 else 's'} at 00:00; "
+            f"every record has each of {', '.join(_P12_DESCRIPTORS)} exactly once there"
+        )
     icu = first[first.param == 'ICUType']
     if not icu.value.isin([1, 2, 3, 4]).all():
         r = icu[~icu.value.isin([1, 2, 3, 4])].iloc[0]
-        raise ValueError(f"{where[r.rec]}: line {r.line}: ICUType {r.value:g}, expected 1, 2, 3 or 4")
+        raise ValueError(
+            f"{where[r.rec]}: line {r.line}: ICUType {r.value:g}, expected 1, 2, 3 or 4"
+        )
     return first.pivot(index='rec', columns='param', values='value'), is_desc
 
 # %% ../nbs/09_clinical.ipynb #6e74a318
-def _p12_steps(series: pd.DataFrame  # one row per (rec, t, feat), sorted
-               ) -> tuple:
-    "Each measurement's stay and step (one step per distinct time within a stay), and the stays' lengths and times [stays, L] (padded with the last time)."
+def _p12_steps(
+    series: pd.DataFrame,  # one row per (rec, t, feat), sorted
+) -> tuple:
+    "Each measurement's stay and step; the stays' lengths and times [stays, L] (last time padded)."
     recs = np.sort(series.rec.unique())
     stay = np.searchsorted(recs, series.rec.to_numpy())
     new_step = np.r_[True, (np.diff(stay) != 0) | (np.diff(series.t.to_numpy()) != 0)]
@@ -514,7 +852,9 @@ def _p12_steps(series: pd.DataFrame  # one row per (rec, t, feat), sorted
     t = np.zeros((len(recs), L), np.float32)
     t[stay, step] = series.t.to_numpy()
     last = t[np.arange(len(recs)), length - 1]
-    t = np.where(np.arange(L)[None] < length[:, None], t, last[:, None])  # padding time: the last observed time
+    t = np.where(
+        np.arange(L)[None] < length[:, None], t, last[:, None]
+    )  # padding time: the last observed time
     return recs, stay, step, length, t
 
 # %% ../nbs/09_clinical.ipynb #04ea38ce
@@ -524,10 +864,13 @@ def _build_p12(root):
     where = {}  # RecordID -> 'archive:file', for errors
     for p, (_, _, members) in zip(paths, parts):
         for r, m in members.items():
-            if r in where: raise ValueError(f"{p}:{m}: record {r} is also in {where[r]}")
+            if r in where:
+                raise ValueError(f"{p}:{m}: record {r} is also in {where[r]}")
             where[r] = f'{p}:{m}'
     df = pd.concat([p[0] for p in parts], ignore_index=True)
-    out = pd.concat([p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True).set_index('RecordID')
+    out = pd.concat(
+        [p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True
+    ).set_index('RecordID')
     desc, is_desc = _p12_descriptors(df, where)
     series = df[~is_desc]
     n_empty = int(series.param.isna().sum())
@@ -536,64 +879,158 @@ def _build_p12(root):
     series = series[known]
     n_negative = int((series.value < 0).sum())  # -1 and the like: no P12 variable can be negative
     series = series[series.value >= 0]
-    series = series.assign(t=series.hh + series.mm / 60., feat=pd.Categorical(series.param.astype(str), P12_FEATURES).codes)
+    series = series.assign(
+        t=series.hh + series.mm / 60.0,
+        feat=pd.Categorical(series.param.astype(str), P12_FEATURES).codes,
+    )
     # one step per distinct timestamp: dense rank of the time within the stay
     series = series.groupby(['rec', 't', 'feat'], as_index=False, sort=True).value.mean()
     recs, stay, step, length, t = _p12_steps(series)
     o = out.reindex(recs)
-    meta = pd.DataFrame({'record_id': recs, 'set': o.set.to_numpy().astype(str), 'length': length,
-                         'icu_type': desc.ICUType.reindex(recs).to_numpy().astype(int),
-                         'age': desc.Age.reindex(recs).to_numpy(), 'los_days': o['Length_of_stay'].to_numpy(),
-                         'sofa': o.SOFA.to_numpy(), 'saps1': o['SAPS-I'].to_numpy()})
+    meta = pd.DataFrame(
+        {
+            'record_id': recs,
+            'set': o.set.to_numpy().astype(str),
+            'length': length,
+            'icu_type': desc.ICUType.reindex(recs).to_numpy().astype(int),
+            'age': desc.Age.reindex(recs).to_numpy(),
+            'los_days': o['Length_of_stay'].to_numpy(),
+            'sofa': o.SOFA.to_numpy(),
+            'saps1': o['SAPS-I'].to_numpy(),
+        }
+    )
     y = o['In-hospital_death'].to_numpy().astype(np.int64)
-    obs = dict(stay=stay.astype(np.int32), step=step.astype(np.int16), feat=series.feat.to_numpy().astype(np.int16),
-               value=series.value.to_numpy(np.float32))
+    obs = dict(
+        stay=stay.astype(np.int32),
+        step=step.astype(np.int16),
+        feat=series.feat.to_numpy().astype(np.int16),
+        value=series.value.to_numpy(np.float32),
+    )
     dropped = sorted(set(desc.index) - set(recs))
-    allrec = dict(n=len(desc), deaths=int(out['In-hospital_death'].sum()),
-                  icu_type=desc.ICUType.astype(int).value_counts().sort_index().to_dict())
-    info = dict(dropped=dict(no_series=len(dropped), empty_param_lines=n_empty, negative_values=n_negative, unknown_param_lines=n_unknown),
-                dropped_no_series=[int(r) for r in dropped], empty_param_lines=n_empty, negative_values=n_negative,
-                all_records={k: (v if not isinstance(v, dict) else {str(a): int(b) for a, b in v.items()}) for k, v in allrec.items()},
-                deaths_by_icu_type={str(k): int(v) for k, v in out['In-hospital_death'].groupby(desc.ICUType.reindex(out.index).astype(int)).sum().items()})
+    allrec = dict(
+        n=len(desc),
+        deaths=int(out['In-hospital_death'].sum()),
+        icu_type=desc.ICUType.astype(int).value_counts().sort_index().to_dict(),
+    )
+    info = dict(
+        dropped=dict(
+            no_series=len(dropped),
+            empty_param_lines=n_empty,
+            negative_values=n_negative,
+            unknown_param_lines=n_unknown,
+        ),
+        dropped_no_series=[int(r) for r in dropped],
+        empty_param_lines=n_empty,
+        negative_values=n_negative,
+        all_records={
+            k: (v if not isinstance(v, dict) else {str(a): int(b) for a, b in v.items()})
+            for k, v in allrec.items()
+        },
+        deaths_by_icu_type={
+            str(k): int(v)
+            for k, v in out['In-hospital_death']
+            .groupby(desc.ICUType.reindex(out.index).astype(int))
+            .sum()
+            .items()
+        },
+    )
     return obs, t, y, meta.icu_type.to_numpy() - 1, meta, info
 
 # %% ../nbs/09_clinical.ipynb #47034542
-def load_p12(root=None  # data root; default data_dir()
-            ) -> ClinicalData:
-    "P12 (sets a, b, c): first 48 h at native timestamps, 37 series, in-hospital death, domain = ICU type."
+def load_p12(
+    root=None,  # data root; default data_dir()
+) -> ClinicalData:
+    "P12 (sets a, b, c): first 48 h at native times, 37 series, in-hospital death, ICU type domain."
     rels = [f'p12/set-{s}.tar.gz' for s in 'abc']
-    for r in rels: clinical_archive(r, root)
+    for r in rels:
+        clinical_archive(r, root)
     cfg = dict(shas=[CLINICAL_ARCHIVES[r][0] for r in rels])
-    return _cached('p12', cfg, lambda: _build_p12(root), P12_FEATURES, P12_DOMAINS, 'physionet2012(sets a,b,c; native times, 48 h)',
-                   sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16])
+    return _cached(
+        'p12',
+        cfg,
+        lambda: _build_p12(root),
+        P12_FEATURES,
+        P12_DOMAINS,
+        'physionet2012(sets a,b,c; native times, 48 h)',
+        sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
+    )
 
-def leave_one_domain_out(data: ClinicalData,  # any dataset
-                         target: str,  # held-out domain name (-> test)
-                         seed: int = 0,  # fixes the train/val draw
-                         val_frac: float = 0.2  # fraction of the source stays for validation
-                        ) -> tuple:
+
+def leave_one_domain_out(
+    data: ClinicalData,  # any dataset
+    target: str,  # held-out domain name (-> test)
+    seed: int = 0,  # fixes the train/val draw
+    val_frac: float = 0.2,  # fraction of the source stays for validation
+) -> tuple:
     "(train, val, test): every other domain split into train/val, `target` as test; standardized."
     return domain_split(data, target, seed, val_frac)
 
 # %% ../nbs/09_clinical.ipynb #83710684
-P19_COLUMNS = ['HR', 'O2Sat', 'Temp', 'SBP', 'MAP', 'DBP', 'Resp', 'EtCO2', 'BaseExcess', 'HCO3', 'FiO2', 'pH', 'PaCO2',
-               'SaO2', 'AST', 'BUN', 'Alkalinephos', 'Calcium', 'Chloride', 'Creatinine', 'Bilirubin_direct', 'Glucose',
-               'Lactate', 'Magnesium', 'Phosphate', 'Potassium', 'Bilirubin_total', 'TroponinI', 'Hct', 'Hgb', 'PTT',
-               'WBC', 'Fibrinogen', 'Platelets', 'Age', 'Gender', 'Unit1', 'Unit2', 'HospAdmTime', 'ICULOS', 'SepsisLabel']
+P19_COLUMNS = [
+    'HR',
+    'O2Sat',
+    'Temp',
+    'SBP',
+    'MAP',
+    'DBP',
+    'Resp',
+    'EtCO2',
+    'BaseExcess',
+    'HCO3',
+    'FiO2',
+    'pH',
+    'PaCO2',
+    'SaO2',
+    'AST',
+    'BUN',
+    'Alkalinephos',
+    'Calcium',
+    'Chloride',
+    'Creatinine',
+    'Bilirubin_direct',
+    'Glucose',
+    'Lactate',
+    'Magnesium',
+    'Phosphate',
+    'Potassium',
+    'Bilirubin_total',
+    'TroponinI',
+    'Hct',
+    'Hgb',
+    'PTT',
+    'WBC',
+    'Fibrinogen',
+    'Platelets',
+    'Age',
+    'Gender',
+    'Unit1',
+    'Unit2',
+    'HospAdmTime',
+    'ICULOS',
+    'SepsisLabel',
+]
 P19_FEATURES = P19_COLUMNS[:34]
 P19_DOMAINS = ['A', 'B']
+
 
 def _read_p19_set(path):
     "All patients of one P19 set: a [rows, 41] float array, the patient ids and rows per patient."
     bodies, ids, nlines = [], [], []
     with tarfile.open(path, 'r:gz') as tf:
         for mem in tf:
-            if not mem.isfile() or not mem.name.endswith('.psv'): continue
+            if not mem.isfile() or not mem.name.endswith('.psv'):
+                continue
             head, body = tf.extractfile(mem).read().split(b'\n', 1)
-            if head.decode().split('|') != P19_COLUMNS: raise ValueError(f"{path}:{mem.name}: unexpected header")
-            if body and not body.endswith(b'\n'): body += b'\n'
-            bodies.append(body); ids.append(Path(mem.name).stem); nlines.append(body.count(b'\n'))
-    arr = pd.read_csv(io.BytesIO(b''.join(bodies)), sep='|', header=None, dtype=np.float32).to_numpy()
+            if head.decode().split('|') != P19_COLUMNS:
+                raise ValueError(f"{path}:{mem.name}: unexpected header")
+            if body and not body.endswith(b'\n'):
+                body += b'\n'
+            bodies.append(body)
+            ids.append(Path(mem.name).stem)
+            nlines.append(body.count(b'\n'))
+    arr = pd.read_csv(
+        io.BytesIO(b''.join(bodies)), sep='|', header=None, dtype=np.float32
+    ).to_numpy()
     return arr, np.array(ids), np.array(nlines)
 
 # %% ../nbs/09_clinical.ipynb #ec23af62
@@ -601,52 +1038,101 @@ def _build_p19(root, W):
     obs_parts, ys, ds, ts, metas, stats = [], [], [], [], [], {}
     offset = 0
     for k, s in enumerate(P19_DOMAINS):
-        arr, ids, n = _read_p19_set(clinical_archive(f'p19/training_set{s}.tar.gz', root, verify=False))
+        arr, ids, n = _read_p19_set(
+            clinical_archive(f'p19/training_set{s}.tar.gz', root, verify=False)
+        )
         start = np.r_[0, np.cumsum(n)[:-1]]
-        pat = np.repeat(np.arange(len(ids)), n); hour = np.arange(len(arr)) - start[pat]
+        pat = np.repeat(np.arange(len(ids)), n)
+        hour = np.arange(len(arr)) - start[pat]
         sep = arr[:, -1]
         any_sep = np.bincount(pat, sep, len(ids)) > 0
         sep_in = np.bincount(pat, sep * (hour < W), len(ids)) > 0
         sep_after = np.bincount(pat, sep * (hour >= W), len(ids)) > 0
-        offset_h = arr[:, 39] - hour  # ICULOS of row 0 of the stay, repeated if the rows are consecutive hours
+        offset_h = (
+            arr[:, 39] - hour
+        )  # ICULOS of row 0 of the stay, repeated if the rows are consecutive hours
         iculos_ok = bool((offset_h == offset_h[start][pat]).all())
         keep = (n > W) & ~sep_in
-        stats[s] = dict(patients=len(ids), septic=int(any_sep.sum()), rows=int(len(arr)), longer_than_window=int((n > W).sum()),
-                        septic_in_window=int((sep_in & (n > W)).sum()), cohort=int(keep.sum()),
-                        positives=int(sep_after[keep].sum()), iculos_consecutive=iculos_ok)
+        stats[s] = dict(
+            patients=len(ids),
+            septic=int(any_sep.sum()),
+            rows=int(len(arr)),
+            longer_than_window=int((n > W).sum()),
+            septic_in_window=int((sep_in & (n > W)).sum()),
+            cohort=int(keep.sum()),
+            positives=int(sep_after[keep].sum()),
+            iculos_consecutive=iculos_ok,
+        )
         rows = keep[pat] & (hour < W)
         v = arr[rows, :34].reshape(int(keep.sum()), W, 34)  # every kept stay has all W rows
-        sp = _sparse(v); sp['stay'] = (sp['stay'] + offset).astype(np.int32); offset += int(keep.sum())
-        obs_parts.append(sp); ys.append(sep_after[keep].astype(np.int64)); ds.append(np.full(int(keep.sum()), k))
+        sp = _sparse(v)
+        sp['stay'] = (sp['stay'] + offset).astype(np.int32)
+        offset += int(keep.sum())
+        obs_parts.append(sp)
+        ys.append(sep_after[keep].astype(np.int64))
+        ds.append(np.full(int(keep.sum()), k))
         ts.append(arr[rows, 39].reshape(int(keep.sum()), W) - 1)
-        metas.append(pd.DataFrame({'patient': ids[keep], 'system': s, 'length': n[keep],
-                                   'age': arr[start[keep], 34], 'gender': arr[start[keep], 35],
-                                   'first_iculos': arr[start[keep], 39]}))
+        metas.append(
+            pd.DataFrame(
+                {
+                    'patient': ids[keep],
+                    'system': s,
+                    'length': n[keep],
+                    'age': arr[start[keep], 34],
+                    'gender': arr[start[keep], 35],
+                    'first_iculos': arr[start[keep], 39],
+                }
+            )
+        )
     obs = {c: np.concatenate([o[c] for o in obs_parts]) for c in obs_parts[0]}
     t = np.concatenate(ts).astype(np.float32)
-    dropped = dict(not_longer_than_window=sum(s['patients'] - s['longer_than_window'] for s in stats.values()),
-                   septic_in_window=sum(s['septic_in_window'] for s in stats.values()))
-    return (obs, t, np.concatenate(ys), np.concatenate(ds), pd.concat(metas, ignore_index=True),
-            dict(sets=stats, window_hours=W, dropped=dropped))
+    dropped = dict(
+        not_longer_than_window=sum(s['patients'] - s['longer_than_window'] for s in stats.values()),
+        septic_in_window=sum(s['septic_in_window'] for s in stats.values()),
+    )
+    return (
+        obs,
+        t,
+        np.concatenate(ys),
+        np.concatenate(ds),
+        pd.concat(metas, ignore_index=True),
+        dict(sets=stats, window_hours=W, dropped=dropped),
+    )
 
 # %% ../nbs/09_clinical.ipynb #65465758
-def load_p19(window_hours: int = 48,  # input window: the first `window_hours` hourly rows
-             root=None  # data root; default data_dir()
-            ) -> ClinicalData:
+def load_p19(
+    window_hours: int = 48,  # input window: the first `window_hours` hourly rows
+    root=None,  # data root; default data_dir()
+) -> ClinicalData:
     "P19 (systems A, B): first `window_hours` h hourly, 34 series, label = sepsis after the window."
     rels = [f'p19/training_set{s}.tar.gz' for s in P19_DOMAINS]
-    for r in rels: clinical_archive(r, root)
+    for r in rels:
+        clinical_archive(r, root)
     cfg = dict(shas=[CLINICAL_ARCHIVES[r][0] for r in rels], window_hours=int(window_hours))
-    return _cached('p19', cfg, lambda: _build_p19(root, int(window_hours)), P19_FEATURES, P19_DOMAINS,
-                   f'physionet2019(systems A,B; first {window_hours} h; label = SepsisLabel after the window)',
-                   sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16])
+    return _cached(
+        'p19',
+        cfg,
+        lambda: _build_p19(root, int(window_hours)),
+        P19_FEATURES,
+        P19_DOMAINS,
+        f'physionet2019(systems A,B; first {window_hours} h; label = SepsisLabel after the window)',
+        sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
+    )
 
 # %% ../nbs/09_clinical.ipynb #2565a41d
-def cross_system_split(data: ClinicalData,  # a dataset from `load_p19`
-                       train_system: str = 'A',  # hospital system for train/val
-                       seed: int = 0,  # fixes the train/val draw
-                       val_frac: float = 0.2  # fraction of the training system's stays for validation
-                      ) -> tuple:
+def cross_system_split(
+    data: ClinicalData,  # a dataset from `load_p19`
+    train_system: str = 'A',  # hospital system for train/val
+    seed: int = 0,  # fixes the train/val draw
+    val_frac: float = 0.2,  # fraction of the training system's stays for validation
+) -> tuple:
     "(train, val, test): one hospital system split into train/val, the other as test; standardized."
-    if train_system not in P19_DOMAINS: raise ValueError(f"train_system must be 'A' or 'B', got {train_system!r}")
-    return domain_split(data, [s for s in P19_DOMAINS if s != train_system][0], seed, val_frac, sources=[train_system])
+    if train_system not in P19_DOMAINS:
+        raise ValueError(f"train_system must be 'A' or 'B', got {train_system!r}")
+    return domain_split(
+        data,
+        [s for s in P19_DOMAINS if s != train_system][0],
+        seed,
+        val_frac,
+        sources=[train_system],
+    )

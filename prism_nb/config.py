@@ -25,43 +25,51 @@ __all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_E
 @dataclass
 class TaskData:
     "What a task's loader returns for one config."
+
     train: ISMTS  # source training windows
     val: ISMTS  # source validation windows (model selection)
     tests: dict  # test set name -> ISMTS
-    info: dict  # facts written into the record's `data`; holds n_classes, n_domains, n_features, seq_len, dropped
+    info: dict  # facts for the record's `data`: n_classes, n_domains, n_features, seq_len, dropped
     extra: dict = field(default_factory=dict)  # anything else the task's evaluation needs
 
 # %% ../nbs/07_config.ipynb #b2310858
 @dataclass
 class Task:
     "A benchmark: config defaults and checks, loader, evaluation, selection score, record names."
+
     name: str  # the key configs are dispatched on (`dataset=<name>`)
     display: str
-    defaults: dict  # the task's own config keys with their defaults (the common ones are in COMMON_DEFAULTS)
+    defaults: dict  # the task's own config keys with defaults (the common ones: COMMON_DEFAULTS)
     check: Callable  # `check(cfg)`: raise ConfigError on a bad task-specific value
     load: Callable  # `load(cfg) -> TaskData`
-    evaluate: Callable  # `evaluate(algo, data, cfg) -> dict` of record fields: `metrics` (name -> score) at least
-    record_stem: Callable  # `record_stem(cfg) -> (subfolders, stem)`: where under results/<experiment>/ the record goes
-    notebook: str = 'nbs/run_harc.ipynb'  # the papermill notebook a sweep runs one config with, relative to the repository root
+    evaluate: Callable  # `evaluate(algo, data, cfg) -> dict` of record fields, `metrics` at least
+    record_stem: Callable  # `record_stem(cfg) -> (subfolders, stem)` under results/<experiment>/
+    notebook: str = 'nbs/run_harc.ipynb'  # papermill notebook running one config (repo-relative)
     family: str = ''  # a group of tasks sharing method defaults (see `Algorithm.task_hparams`)
     score: Callable | None = None  # `score(algo, val) -> float` selecting the epoch; None: accuracy
     conditions: tuple = ()  # sampling conditions of the evaluation, in table order
-    test_windows: Callable | None = None  # `test_windows(cfg) -> ISMTS`: fully observed test windows, for `evaluate(conditions=...)`
-    metric_range: tuple = (0., 100.)  # every score a record holds lies in this range (percent by default)
-    averages: Callable | None = None  # `averages(cfg) -> {field: metric names}`: fields holding their mean
+    test_windows: Callable | None = None  # `test_windows(cfg)`: test ISMTS, masked as the data is
+    metric_range: tuple = (0.0, 100.0)  # every score a record holds lies in it (percent by default)
+    averages: Callable | None = None  # `averages(cfg) -> {field: metric names}`: fields of means
 
 # %% ../nbs/07_config.ipynb #e9d6bc78
-TASKS = Registry('task',  # a task is named by its loader, for `claim_name`
-                 identity=lambda task: getattr(task.load, '__qualname__', repr(task.load)),
-                 miss="unknown task/dataset {name!r}; valid: {valid} (a task of your own: register_task in a "
-                      "plugin, and pass plugins=[...]; see nbs/17_build_on_it.ipynb)")
+TASKS = Registry(
+    'task',  # a task is named by its loader, for `claim_name`
+    identity=lambda task: getattr(task.load, '__qualname__', repr(task.load)),
+    miss="unknown task/dataset {name!r}; valid: {valid} (a task of your own: register_task in a "
+    "plugin, and pass plugins=[...]; see nbs/17_build_on_it.ipynb)",
+)
 BUILTIN_TASKS: set = TASKS.builtin  # the package's own tasks: no plugin may replace them
 
-def register_task(task: Task,
-                  replace: bool = False  # replace a task of your own registered before under this name
-                 ) -> Task:
-    "Add `task` to `TASKS` under its name; a built-in task, or a name taken, is refused (see `claim_name`)."
-    module = sys._getframe(1).f_globals.get('__name__', '')  # the package's modules register its own tasks
+
+def register_task(
+    task: Task,
+    replace: bool = False,  # replace a task of your own registered before under this name
+) -> Task:
+    "Add `task` to `TASKS` as its name; a built-in task or a taken name is refused (`claim_name`)."
+    module = sys._getframe(1).f_globals.get(
+        '__name__', ''
+    )  # the package's modules register its own tasks
     return TASKS.register(task.name, task, replace, display=task.display, module=module)
 
 # %% ../nbs/07_config.ipynb #35c2e36b
@@ -71,7 +79,7 @@ def get_task(name: str) -> Task:
 
 # %% ../nbs/07_config.ipynb #bd2065ee
 def task_of(cfg: dict) -> Task:
-    "The task of a config: every task but HAR-C names itself under `dataset`; HAR-C configs (which predate tasks) have none."
+    "A config's task: all tasks but HAR-C name themselves in `dataset`; HAR-C configs have none."
     return get_task(cfg.get('dataset', 'harc'))
 
 # %% ../nbs/07_config.ipynb #dd22f3ee
@@ -80,101 +88,164 @@ COMMON_DEFAULTS = dict(
     variant='full',  # ablation variant (only PRISM has others)
     backbone='cnn',  # a registered backbone (`prism_nb.backbones.BACKBONES`, `register_backbone`)
     seed=0,
-    epochs=100, patience=10, batch_size=64, lr=1e-3,
-    pretrain_epochs=None,  # label-free pretraining epochs; None: the method's default (PRISM 50, others 0)
+    epochs=100,
+    patience=10,
+    batch_size=64,
+    lr=1e-3,
+    # label-free pretraining epochs; None: the method's default (PRISM 50, others 0)
+    pretrain_epochs=None,
     hparams={},  # method-specific hyperparameters
 )
 
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
 
+
 def check_name(key: str, v) -> str:
-    "A name that may enter a file path: letters, digits, '_', '-', '.', not starting with '.', no '..'."
+    "A name that may enter a file path: letters, digits, '_', '-', '.'; no leading '.', no '..'."
     if not isinstance(v, str) or not SAFE_NAME.match(v) or '..' in v:
-        raise ConfigError(f"{key} must be a plain name (letters, digits, _ - .; no path separators or '..'), got {v!r}")
+        raise ConfigError(
+            f"{key} must be a plain name (letters, digits, _ - .; no path separators or '..'), got "
+            f"{v!r}"
+        )
     return v
 
 # %% ../nbs/07_config.ipynb #83b99a86
 def check_int(key: str, v, lo: int | None = None, hi: int | None = None) -> int:
     "An integer (not a bool, not a string) within [lo, hi]."
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise ConfigError(f"{key} must be an integer, got {type(v).__name__} {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ConfigError(f"{key} must be an integer, got {type(v).__name__} {v!r}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ConfigError(f"{key} must be in [{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}], got {v}")
+        raise ConfigError(
+            f"{key} must be in [{lo if lo is not None else '-inf'}, "
+            f"{hi if hi is not None else 'inf'}], got {v}"
+        )
     return int(v)
 
 # %% ../nbs/07_config.ipynb #bef7ec23
-def check_real(key: str, v, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> float:
+def check_real(
+    key: str, v, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False
+) -> float:
     "A finite real number within the interval (open ends as asked)."
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float, np.integer, np.floating))
+        or not math.isfinite(v)
+    ):
         raise ConfigError(f"{key} must be a finite number, got {type(v).__name__} {v!r}")
     if v < lo or v > hi or (lo_open and v == lo) or (hi_open and v == hi):
-        raise ConfigError(f"{key} must be in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}, got {v}")
+        raise ConfigError(
+            f"{key} must be in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}, got "
+            f"{v}"
+        )
     return float(v)
 
 # %% ../nbs/07_config.ipynb #e66af615
 def check_bool(key: str, v) -> bool:
     "A bool (papermill types `-p force True` as one)."
-    if not isinstance(v, bool): raise ConfigError(f"{key} must be True or False, got {type(v).__name__} {v!r}")
+    if not isinstance(v, bool):
+        raise ConfigError(f"{key} must be True or False, got {type(v).__name__} {v!r}")
     return v
 
 # %% ../nbs/07_config.ipynb #14021569
 def check_seeds(seeds) -> list:
-    "Seeds for a table or a sweep: non-negative integers, none twice (a repeated seed would count one run twice)."
+    "Seeds for a table or a sweep: non-negative integers, none twice (one run would count twice)."
     seeds = list(seeds) if not isinstance(seeds, (str, bytes)) else [seeds]
     seeds = [check_int('seed', s, 0, 2**31 - 1) for s in seeds]
     dup = sorted({s for s in seeds if seeds.count(s) > 1})
-    if dup: raise ConfigError(f"seeds {dup} are listed more than once in {seeds}: each seed is one run, counted once")
+    if dup:
+        raise ConfigError(
+            f"seeds {dup} are listed more than once in {seeds}: each seed is one run, counted once"
+        )
     return seeds
 
 # %% ../nbs/07_config.ipynb #1ca7cf1a
 def parse_hparams(v) -> dict:
     "A dict of hyperparameters, or a JSON object string parsed into one."
     if isinstance(v, str):
-        try: v = json.loads(v)
-        except json.JSONDecodeError as e: raise ConfigError(f"hparams: not valid JSON ({e.msg}): {v!r}; e.g. -p hparams '{{\"weight_decay\": 0.1}}'") from None
-    if not isinstance(v, dict): raise ConfigError(f"hparams must be a dict (or a JSON object), got {type(v).__name__} {v!r}")
+        try:
+            v = json.loads(v)
+        except json.JSONDecodeError as e:
+            raise ConfigError(
+                f"hparams: not valid JSON ({e.msg}): {v!r}; e.g. -p hparams '{{\"weight_decay\": "
+                f"0.1}}'"
+            ) from None
+    if not isinstance(v, dict):
+        raise ConfigError(
+            f"hparams must be a dict (or a JSON object), got {type(v).__name__} {v!r}"
+        )
     return v
 
 # %% ../nbs/07_config.ipynb #55d5d2cb
 RESERVED_EXPERIMENTS = ('checkpoints',)  # folder names a results folder keeps for itself
 
+
 def make_config(**overrides) -> dict:
-    "A checked run config: the task's and the common defaults with `overrides`; raises ConfigError naming the parameter."
+    "A checked run config: task and common defaults, `overrides`; ConfigError naming the parameter."
     task = get_task(overrides.get('dataset', 'harc'))
-    own = {**({} if task.name == 'harc' else {'dataset': task.name, 'experiment': task.name}), **task.defaults}
+    own = {
+        **({} if task.name == 'harc' else {'dataset': task.name, 'experiment': task.name}),
+        **task.defaults,
+    }
     valid = {**COMMON_DEFAULTS, **own}
     unknown = set(overrides) - set(valid)
-    if unknown: raise ConfigError(f"unknown config keys {sorted(unknown)} for {task.display}; valid: {sorted(valid)}")
+    if unknown:
+        raise ConfigError(
+            f"unknown config keys {sorted(unknown)} for {task.display}; valid: {sorted(valid)}"
+        )
     cfg = copy.deepcopy({**valid, **overrides})
-    if not isinstance(cfg['method'], str): raise ConfigError(f"method must be a name, got {cfg['method']!r}")
-    try: cls = algorithm_class(cfg['method'])
-    except ValueError as e: raise ConfigError(str(e)) from None
+    if not isinstance(cfg['method'], str):
+        raise ConfigError(f"method must be a name, got {cfg['method']!r}")
+    try:
+        cls = algorithm_class(cfg['method'])
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     cfg['method'] = cfg['method'].lower()
     if cfg['variant'] not in cls.variants:
-        raise ConfigError(f"unknown variant {cfg['variant']!r} for {cls.display}; valid variants: {', '.join(cls.variants)}"
-                          + ('' if len(cls.variants) > 1 else ' (only PRISM has ablation variants)'))
+        raise ConfigError(
+            f"unknown variant {cfg['variant']!r} for {cls.display}; valid variants: "
+            f"{', '.join(cls.variants)}"
+            + ('' if len(cls.variants) > 1 else ' (only PRISM has ablation variants)')
+        )
     if not isinstance(cfg['backbone'], str):
         raise ConfigError(f"backbone must be a name, got {cfg['backbone']!r}")
     BACKBONES[cfg['backbone']]  # an unknown name: UnknownName (a ConfigError) listing the backbones
     cfg['backbone'] = BACKBONES.key(cfg['backbone'])
     check_name('experiment', cfg['experiment'])
-    if cfg['experiment'] in RESERVED_EXPERIMENTS: raise ConfigError(f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; choose another")
+    if cfg['experiment'] in RESERVED_EXPERIMENTS:
+        raise ConfigError(
+            f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; "
+            "choose another"
+        )
     others = {t.defaults.get('experiment', t.name): t.display for t in TASKS.values()}
     if cfg['experiment'] != valid['experiment'] and cfg['experiment'] in others:
-        raise ConfigError(f"experiment {cfg['experiment']!r} is the results folder of "
-                          f"{others[cfg['experiment']]}: "
-                          f"{task.display} records there would be read as that task's; choose another name")
+        raise ConfigError(
+            f"experiment {cfg['experiment']!r} is the results folder of "
+            f"{others[cfg['experiment']]}: "
+            f"{task.display} records there would be read as that task's; choose another name"
+        )
     cfg['seed'] = check_int('seed', cfg['seed'], 0, 2**31 - 1)
     cfg['epochs'] = check_int('epochs', cfg['epochs'], 1)
     cfg['patience'] = check_int('patience', cfg['patience'], 1)
-    cfg['batch_size'] = check_int('batch_size', cfg['batch_size'], 2)  # batch norm needs two windows
+    cfg['batch_size'] = check_int(
+        'batch_size', cfg['batch_size'], 2
+    )  # batch norm needs two windows
     cfg['lr'] = check_real('lr', cfg['lr'], 0, 10, lo_open=True)
-    if cfg['pretrain_epochs'] is None: cfg['pretrain_epochs'] = cls.default_pretrain_epochs
+    if cfg['pretrain_epochs'] is None:
+        cfg['pretrain_epochs'] = cls.default_pretrain_epochs
     cfg['pretrain_epochs'] = check_int('pretrain_epochs', cfg['pretrain_epochs'], 0)
     if cfg['pretrain_epochs'] and cls.pretrain is Algorithm.pretrain:
-        raise ConfigError(f"pretrain_epochs: {cls.display} has no label-free pretraining; leave pretrain_epochs at None (or 0)")
-    try: user = check_hparams(cfg['method'], parse_hparams(cfg['hparams']))
-    except (TypeError, ValueError) as e: raise ConfigError(str(e)) from None
-    cfg['hparams'] = {**cls.task_hparams.get(task.name, cls.task_hparams.get(task.family, {})), **user}
+        raise ConfigError(
+            f"pretrain_epochs: {cls.display} has no label-free pretraining; leave pretrain_epochs "
+            "at None (or 0)"
+        )
+    try:
+        user = check_hparams(cfg['method'], parse_hparams(cfg['hparams']))
+    except (TypeError, ValueError) as e:
+        raise ConfigError(str(e)) from None
+    cfg['hparams'] = {
+        **cls.task_hparams.get(task.name, cls.task_hparams.get(task.family, {})),
+        **user,
+    }
     task.check(cfg)
     return cfg
 
@@ -183,8 +254,11 @@ def record_path(cfg: dict, results_dir='results') -> Path:
     "Where the record of `cfg` lives (checked to lie inside `results_dir`)."
     parts, stem = task_of(cfg).record_stem(cfg)
     root = Path(results_dir)
-    path = root.joinpath(check_name('experiment', cfg['experiment']), *parts, f'{stem}_{config_id(cfg)}.json')
-    if not path.resolve().is_relative_to(root.resolve()): raise ConfigError(f"record path {path} would leave {root}")
+    path = root.joinpath(
+        check_name('experiment', cfg['experiment']), *parts, f'{stem}_{config_id(cfg)}.json'
+    )
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise ConfigError(f"record path {path} would leave {root}")
     return path
 
 # %% ../nbs/07_config.ipynb #0ac8b437
@@ -193,17 +267,20 @@ def default_checkpoints_dir(results_dir='results') -> Path:
     return Path(results_dir) / 'checkpoints'
 
 # %% ../nbs/07_config.ipynb #3d911782
-def checkpoint_path(cfg: dict, results_dir='results', checkpoints_dir=None,
-                    run_uid: str = ''  # the run whose model this is (its first 12 characters tag the file)
-                   ) -> Path:
-    "Where the trained model of one run of `cfg` is saved: the record's relative place under the checkpoints folder, as `.pt`."
+def checkpoint_path(
+    cfg: dict,
+    results_dir='results',
+    checkpoints_dir=None,
+    run_uid: str = '',  # the run whose model this is (its first 12 characters tag the file)
+) -> Path:
+    "Where the trained model of a run of `cfg` is saved: its record's place under checkpoints."
     rel = record_path(cfg, results_dir).relative_to(Path(results_dir))
     name = f"{rel.stem}{'_' + run_uid[:12] if run_uid else ''}.pt"
     return Path(checkpoints_dir or default_checkpoints_dir(results_dir)) / rel.parent / name
 
 # %% ../nbs/07_config.ipynb #47998bac
 def check_threads(threads) -> int:
-    "A torch thread count between 1 and this machine's cores (more threads than cores only slow a run down)."
+    "A torch thread count between 1 and this machine's cores (more threads than cores only slow)."
     return check_int('threads', threads, 1, os.cpu_count() or 1)
 
 # %% ../nbs/07_config.ipynb #9977b624
@@ -212,6 +289,10 @@ def check_writable(folder: Path, what: str) -> Path:
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder): pass
-    except OSError as e: raise ConfigError(f"{what} {folder} is not writable ({e.strerror or e}); choose another one") from None
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise ConfigError(
+            f"{what} {folder} is not writable ({e.strerror or e}); choose another one"
+        ) from None
     return folder

@@ -26,13 +26,15 @@ __all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 
 @dataclass
 class ISMTS:
     "A batch of irregularly sampled multivariate time series with labels and domains."
+
     v: torch.Tensor  # values [B,L,D], 0 where unobserved
     m: torch.Tensor  # observation mask [B,L,D] in {0,1}
     t: torch.Tensor  # observation times [B,L], real-valued
     y: torch.Tensor  # labels [B], int64
     d: torch.Tensor  # domain ids [B], int64
 
-    def __len__(self): return self.v.shape[0]
+    def __len__(self):
+        return self.v.shape[0]
 
     @property
     def shape(self):
@@ -42,17 +44,27 @@ class ISMTS:
     def validate(self) -> 'ISMTS':
         "Check shapes, dtypes, a binary mask, zeros where unobserved and no NaN; return self."
         v, m, t, y, d = self.v, self.m, self.t, self.y, self.d
-        if v.ndim != 3: raise ValueError(f"values must be [B,L,D], got shape {tuple(v.shape)}")
+        if v.ndim != 3:
+            raise ValueError(f"values must be [B,L,D], got shape {tuple(v.shape)}")
         B, L, D = v.shape
-        if m.shape != v.shape: raise ValueError(f"mask shape {tuple(m.shape)} != values shape {tuple(v.shape)}")
-        if t.shape != (B, L): raise ValueError(f"times must be [B,L]=({B},{L}), got {tuple(t.shape)}")
-        if y.shape != (B,): raise ValueError(f"labels must be [B]=({B},), got {tuple(y.shape)}")
-        if d.shape != (B,): raise ValueError(f"domains must be [B]=({B},), got {tuple(d.shape)}")
-        if y.dtype != torch.long or d.dtype != torch.long: raise TypeError("labels and domains must be int64")
-        if not torch.isfinite(v).all(): raise ValueError("values contain NaN or inf: unobserved cells must be 0, not NaN")
-        if not torch.isfinite(t).all(): raise ValueError("times contain NaN or inf")
-        if not ((m == 0) | (m == 1)).all(): raise ValueError("mask must be binary (0 or 1)")
-        if (v[m == 0] != 0).any(): raise ValueError("values must be 0 where the mask is 0")
+        if m.shape != v.shape:
+            raise ValueError(f"mask shape {tuple(m.shape)} != values shape {tuple(v.shape)}")
+        if t.shape != (B, L):
+            raise ValueError(f"times must be [B,L]=({B},{L}), got {tuple(t.shape)}")
+        if y.shape != (B,):
+            raise ValueError(f"labels must be [B]=({B},), got {tuple(y.shape)}")
+        if d.shape != (B,):
+            raise ValueError(f"domains must be [B]=({B},), got {tuple(d.shape)}")
+        if y.dtype != torch.long or d.dtype != torch.long:
+            raise TypeError("labels and domains must be int64")
+        if not torch.isfinite(v).all():
+            raise ValueError("values contain NaN or inf: unobserved cells must be 0, not NaN")
+        if not torch.isfinite(t).all():
+            raise ValueError("times contain NaN or inf")
+        if not ((m == 0) | (m == 1)).all():
+            raise ValueError("mask must be binary (0 or 1)")
+        if (v[m == 0] != 0).any():
+            raise ValueError("values must be 0 where the mask is 0")
         return self
 
     def __getitem__(self, idx) -> 'ISMTS':
@@ -73,10 +85,13 @@ class ISMTS:
         return ISMTS(*(torch.cat([getattr(b, f.name) for b in batches]) for f in fields(ISMTS)))
 
 # %% ../nbs/00_core.ipynb #307a05b8
-def seed_everything(seed: int  # one seed for python, numpy and torch
-                   ) -> torch.Generator:
+def seed_everything(
+    seed: int,  # one seed for python, numpy and torch
+) -> torch.Generator:
     "Seed python, numpy and torch; return a CPU generator seeded with `seed`."
-    random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
 
 # %% ../nbs/00_core.ipynb #7ba6296d
@@ -84,7 +99,8 @@ def repo_root() -> Path:
     "The repository root when running from a checkout, else the current directory."
     here = Path(__file__).resolve().parent.parent if '__file__' in globals() else Path.cwd()
     for p in [here, *here.parents, Path.cwd(), *Path.cwd().parents]:
-        if (p / 'settings.ini').exists(): return p
+        if (p / 'settings.ini').exists():
+            return p
     return Path.cwd()
 
 # %% ../nbs/00_core.ipynb #b6e6bbf6
@@ -94,14 +110,21 @@ def data_dir() -> Path:
 
 # %% ../nbs/00_core.ipynb #3e8788d9
 def cache_dir() -> Path:
-    "Where built datasets are cached: `$PRISM_CACHE`, else `<repo>/.cache`; ConfigError if it is no folder."
+    "Where built datasets are cached: `$PRISM_CACHE`, else `<repo>/.cache`; ConfigError if none."
     env = os.environ.get('PRISM_CACHE')
     p = Path(env or repo_root() / '.cache').expanduser()
-    try: p.mkdir(parents=True, exist_ok=True)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        what = f"PRISM_CACHE={env!r}" if env else f"the cache folder {p} (set PRISM_CACHE to use another)"
-        raise ConfigError(f"{what} cannot be the cache folder ({e.strerror or e}): "
-                          "point PRISM_CACHE at a writable folder") from None
+        what = (
+            f"PRISM_CACHE={env!r}"
+            if env
+            else f"the cache folder {p} (set PRISM_CACHE to use another)"
+        )
+        raise ConfigError(
+            f"{what} cannot be the cache folder ({e.strerror or e}): "
+            "point PRISM_CACHE at a writable folder"
+        ) from None
     return p
 
 # %% ../nbs/00_core.ipynb #ca7e47d2
@@ -109,30 +132,44 @@ class ConfigError(ValueError):
     "A run parameter that is wrong: raised before any data is loaded."
 
 # %% ../nbs/00_core.ipynb #b3445f60
-def folder_path(key: str,  # the parameter's name, for the error
-                v  # the folder as given: a str or a Path
-               ) -> Path:
-    "A folder parameter as a Path, `~` expanded; ConfigError for an empty name or one with blanks around it."
+def folder_path(
+    key: str,  # the parameter's name, for the error
+    v,  # the folder as given: a str or a Path
+) -> Path:
+    "A folder parameter as a Path, `~` expanded; ConfigError for an empty name or blanks around it."
     s = os.fspath(v) if isinstance(v, os.PathLike) else str(v)
-    if not s.strip(): raise ConfigError(f"{key} is empty: name a folder")
+    if not s.strip():
+        raise ConfigError(f"{key} is empty: name a folder")
     if s != s.strip():
-        raise ConfigError(f"{key} {s!r} starts or ends with a blank: remove it (a typo writes elsewhere)")
-    try: return Path(s).expanduser()
-    except RuntimeError as e: raise ConfigError(f"{key} {s!r}: cannot expand '~' ({e})") from None
+        raise ConfigError(
+            f"{key} {s!r} starts or ends with a blank: remove it (a typo writes elsewhere)"
+        )
+    try:
+        return Path(s).expanduser()
+    except RuntimeError as e:
+        raise ConfigError(f"{key} {s!r}: cannot expand '~' ({e})") from None
 
 # %% ../nbs/00_core.ipynb #fca635b3
-def results_root(results_dir=None  # a results folder (`~` expanded); None: the repository's `results/`
-                ) -> Path:
-    "The results folder every reader and writer of records uses: `results_dir`, else `<repo>/results`."
-    return folder_path('results_dir', results_dir) if results_dir is not None else repo_root() / 'results'
+def results_root(
+    results_dir=None,  # a results folder (`~` expanded); None: the repository's `results/`
+) -> Path:
+    "The results folder all record readers and writers use: `results_dir`, else `<repo>/results`."
+    return (
+        folder_path('results_dir', results_dir)
+        if results_dir is not None
+        else repo_root() / 'results'
+    )
 
 # %% ../nbs/00_core.ipynb #6588d6d2
-def sha256_file(path,  # a file's path, or a binary file open for reading
-                chunk: int = 1 << 20) -> str:
+def sha256_file(
+    path,  # a file's path, or a binary file open for reading
+    chunk: int = 1 << 20,
+) -> str:
     "Hex sha256 of a file."
     h = hashlib.sha256()
-    with (contextlib.nullcontext(path) if hasattr(path, 'read') else open(path, 'rb')) as f:
-        for b in iter(lambda: f.read(chunk), b''): h.update(b)
+    with contextlib.nullcontext(path) if hasattr(path, 'read') else open(path, 'rb') as f:
+        for b in iter(lambda: f.read(chunk), b''):
+            h.update(b)
     return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #fc46c2ad
@@ -144,18 +181,24 @@ def sha256_bytes(b: bytes) -> str:
 def _check_regular(st: os.stat_result, path, max_bytes: int, what: str, error):
     "Raise `error` naming `path` unless `st` is a regular file of at most `max_bytes`."
     if not stat.S_ISREG(st.st_mode):
-        raise error(f"{what} {path} is not a regular file (a FIFO, a device or a folder): "
-                    "refused without reading it")
+        raise error(
+            f"{what} {path} is not a regular file (a FIFO, a device or a folder): "
+            "refused without reading it"
+        )
     if st.st_size > max_bytes:
-        raise error(f"{what} {path} holds {st.st_size:,} bytes, more than a {what} may ({max_bytes:,}): "
-                    "refused without reading it")
+        raise error(
+            f"{what} {path} holds {st.st_size:,} bytes, more than a {what} may ({max_bytes:,}): "
+            "refused without reading it"
+        )
 
-def open_regular(path,  # the file to read
-                 max_bytes: int,  # the largest size accepted
-                 what: str = 'file',  # what the file is, for the error
-                 error=ValueError  # raised for anything but a regular file of at most `max_bytes`
-                ):
-    "`path` opened for binary reading if it is a regular file of at most `max_bytes` (checked twice)."
+
+def open_regular(
+    path,  # the file to read
+    max_bytes: int,  # the largest size accepted
+    what: str = 'file',  # what the file is, for the error
+    error=ValueError,  # raised for anything but a regular file of at most `max_bytes`
+):
+    "`path` opened for binary reading if a regular file of at most `max_bytes` (checked twice)."
     st = os.stat(path)  # a missing file raises FileNotFoundError, as open() would
     _check_regular(st, path, max_bytes, what, error)
     fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_CLOEXEC', 0))
@@ -164,59 +207,81 @@ def open_regular(path,  # the file to read
         os.set_blocking(fd, True)
         return os.fdopen(fd, 'rb')
     except BaseException:
-        os.close(fd); raise
+        os.close(fd)
+        raise
 
 # %% ../nbs/00_core.ipynb #a84dcffe
 def _umask() -> int:
     "The process umask."
-    try:  # os.umask can only read the mask by setting it, which races with other threads creating files
+    # os.umask can only read the mask by setting it, which races with other threads creating
+    # files
+    try:
         for line in Path('/proc/self/status').read_text().splitlines():
-            if line.startswith('Umask:'): return int(line.split()[1], 8)
-    except OSError: pass
-    old = os.umask(0o022); os.umask(old)
+            if line.startswith('Umask:'):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
     return old
 
+
 def atomic_write(path, write_fn, suffix: str = '') -> Path:
-    "Call `write_fn(tmp_path)` then rename the file into `path` with open()'s mode; nothing is left on failure."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix='.' + path.name + '.', suffix=suffix or '.tmp')
+    "Call `write_fn(tmp_path)`, rename it into `path` with open()'s mode; nothing left on failure."
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix='.' + path.name + '.', suffix=suffix or '.tmp'
+    )
     os.close(fd)
     try:
         write_fn(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp): os.remove(tmp)
+        if os.path.exists(tmp):
+            os.remove(tmp)
         raise
     return path
 
 # %% ../nbs/00_core.ipynb #d8a56cdc
 def atomic_write_json(path, obj) -> Path:
     "Write `obj` as indented JSON to `path` atomically."
+
     def _w(tmp):
-        with open(tmp, 'w') as f: json.dump(obj, f, indent=1, sort_keys=True, default=_json_default); f.write('\n')
+        with open(tmp, 'w') as f:
+            json.dump(obj, f, indent=1, sort_keys=True, default=_json_default)
+            f.write('\n')
+
     return atomic_write(path, _w)
 
 # %% ../nbs/00_core.ipynb #65191e82
 def json_ready(obj):
-    "`obj` as it reads back from JSON (numpy and torch numbers as Python numbers, tuples as lists): what a record will hold."
+    "`obj` as read back from JSON (numpy/torch numbers as Python numbers, tuples as lists)."
     return json.loads(json.dumps(obj, default=_json_default))
 
+
 def _json_default(o):
-    if isinstance(o, (np.integer,)): return int(o)
-    if isinstance(o, (np.floating,)): return float(o)
-    if isinstance(o, (np.ndarray, torch.Tensor)): return o.tolist()
-    if isinstance(o, Path): return str(o)
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, (np.ndarray, torch.Tensor)):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
     raise TypeError(f"not JSON serializable: {type(o)}")
 
 # %% ../nbs/00_core.ipynb #ebe515fa
-def content_digest(arrays: dict  # name -> numpy array of numbers or strings (no Python objects)
-                  ) -> str:
+def content_digest(
+    arrays: dict,  # name -> numpy array of numbers or strings (no Python objects)
+) -> str:
     "Hex sha256 over the names, dtypes, shapes and bytes of `arrays`; key order does not matter."
     h = hashlib.sha256()
     for k in sorted(arrays):
         a = np.asarray(arrays[k])
-        if a.dtype.hasobject: raise TypeError(f"{k!r}: object arrays have no stable bytes; store numbers or strings")
+        if a.dtype.hasobject:
+            raise TypeError(f"{k!r}: object arrays have no stable bytes; store numbers or strings")
         h.update(json.dumps([k, a.dtype.str, list(a.shape)]).encode() + b'\0')
         h.update(a.tobytes())
     return h.hexdigest()
@@ -228,88 +293,117 @@ class CacheError(ValueError):
 # %% ../nbs/00_core.ipynb #99daca1f
 _DIGEST_KEY = 'content_sha256'
 
-def save_npz(f,  # path or binary file
-             arrays: dict  # name -> array of numbers or strings
-            ) -> str:
+
+def save_npz(
+    f,  # path or binary file
+    arrays: dict,  # name -> array of numbers or strings
+) -> str:
     "Write `arrays` to an uncompressed .npz with their `content_digest` inside; return the digest."
-    if _DIGEST_KEY in arrays: raise ValueError(f"{_DIGEST_KEY!r} is reserved for the digest")
+    if _DIGEST_KEY in arrays:
+        raise ValueError(f"{_DIGEST_KEY!r} is reserved for the digest")
     digest = content_digest(arrays)
     np.savez(f, **arrays, **{_DIGEST_KEY: np.array(digest)})
     return digest
 
 # %% ../nbs/00_core.ipynb #53d30bc9
-def load_npz(f,  # path or binary file written by `save_npz`
-             expected: str | None = None  # digest the content must have, e.g. from a sidecar
-            ) -> dict:
-    "The arrays `save_npz` wrote, checked against the digest inside and `expected`; `CacheError` naming the file otherwise."
-    name = f if isinstance(f, (str, os.PathLike)) else getattr(f, 'name', 'in-memory file')  # a Path's .name drops the folder
+def load_npz(
+    f,  # path or binary file written by `save_npz`
+    expected: str | None = None,  # digest the content must have, e.g. from a sidecar
+) -> dict:
+    "The arrays `save_npz` wrote, checked against its digest and `expected`; else `CacheError`."
+    name = (
+        f if isinstance(f, (str, os.PathLike)) else getattr(f, 'name', 'in-memory file')
+    )  # a Path's .name drops the folder
     try:
         with contextlib.ExitStack() as stack:
             # np.load leaves a file it opened itself open when the zip cannot be parsed
             fh = stack.enter_context(open(f, 'rb')) if isinstance(f, (str, os.PathLike)) else f
-            with np.load(fh, allow_pickle=False) as z: arrays = {k: z[k] for k in z.files}
+            with np.load(fh, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
     except Exception as e:  # truncated, not a zip, a member failing its CRC, an .npy, a pickle...
         raise CacheError(f"{name}: cannot be read back ({type(e).__name__}: {e})") from None
     inside = arrays.pop(_DIGEST_KEY, None)
-    if inside is None: raise CacheError(f"{name}: holds no content digest (not written by save_npz)")
+    if inside is None:
+        raise CacheError(f"{name}: holds no content digest (not written by save_npz)")
     got = content_digest(arrays)
     if got != str(inside):
-        raise CacheError(f"{name}: content digest {got} differs from the one stored when it was written ({inside}): the file was altered")
+        raise CacheError(
+            f"{name}: content digest {got} differs from the one stored when it was written "
+            f"({inside}): the file was altered"
+        )
     if expected is not None and got != expected:
-        raise CacheError(f"{name}: content digest {got} differs from the expected {expected}: the file was replaced by another")
+        raise CacheError(
+            f"{name}: content digest {got} differs from the expected {expected}: the file was "
+            "replaced by another"
+        )
     return arrays
 
 # %% ../nbs/00_core.ipynb #70a95f0d
-def digest_path(path  # a cache file
-               ) -> Path:
+def digest_path(
+    path,  # a cache file
+) -> Path:
     "The sidecar that records a cache file's content digest: `<name>.digest` beside it."
     path = Path(path)
     return path.with_name(path.name + '.digest')
 
 # %% ../nbs/00_core.ipynb #ae151298
-def write_cache(path,  # the .npz to write
-                arrays: dict  # name -> array of numbers or strings
-               ) -> str:
-    "Write `arrays` to `path` atomically, with their digest inside and in the sidecar; return the digest."
+def write_cache(
+    path,  # the .npz to write
+    arrays: dict,  # name -> array of numbers or strings
+) -> str:
+    "Write `arrays` to `path` atomically, digest inside and in the sidecar; return the digest."
     box = {}
+
     def _npz(tmp):
-        with open(tmp, 'wb') as f: box['digest'] = save_npz(f, arrays)
+        with open(tmp, 'wb') as f:
+            box['digest'] = save_npz(f, arrays)
+
     atomic_write(path, _npz)
     atomic_write(digest_path(path), lambda tmp: Path(tmp).write_text(box['digest'] + '\n'))
     return box['digest']
 
 # %% ../nbs/00_core.ipynb #d03b3195
-def read_cache(path  # a cache written by `write_cache`
-              ) -> dict:
-    "The arrays of a cache, checked against the digest inside and its sidecar; `CacheError` naming the file otherwise."
+def read_cache(
+    path,  # a cache written by `write_cache`
+) -> dict:
+    "A cache's arrays, checked against the digest inside and its sidecar; else `CacheError` (file)."
     side = digest_path(path)
-    try: expected = side.read_text().strip()
-    except OSError: raise CacheError(f"{path}: its digest sidecar {side.name} is missing") from None
+    try:
+        expected = side.read_text().strip()
+    except OSError:
+        raise CacheError(f"{path}: its digest sidecar {side.name} is missing") from None
     return load_npz(path, expected)
 
 # %% ../nbs/00_core.ipynb #8b453373
-def cached_arrays(path,  # the cache file
-                  build  # called with no argument when the cache is absent or damaged; returns the arrays
-                 ) -> dict:
-    "The arrays cached at `path`, checked; built and cached when absent, rebuilt with a warning naming the file when damaged."
+def cached_arrays(
+    path,  # the cache file
+    build,  # called with no argument when the cache is absent or damaged; returns the arrays
+) -> dict:
+    "The arrays cached at `path`, checked; built when absent, rebuilt with a warning when damaged."
     path = Path(path)
     if path.exists() or digest_path(path).exists():
-        try: return read_cache(path)
+        try:
+            return read_cache(path)
         except CacheError as e:
             warnings.warn(f"{e}; rebuilding it", stacklevel=2)
-            path.unlink(missing_ok=True); digest_path(path).unlink(missing_ok=True)  # a failing rebuild leaves nothing damaged
+            path.unlink(missing_ok=True)
+            digest_path(path).unlink(missing_ok=True)  # a failing rebuild leaves nothing damaged
     arrays = build()
-    try: write_cache(path, arrays)
+    try:
+        write_cache(path, arrays)
     except OSError as e:  # a full disk, a read-only folder
-        raise OSError(f"could not write the cache {path} ({e.strerror or e}); caches go to PRISM_CACHE "
-                      f"({os.environ.get('PRISM_CACHE') or 'unset: <repo>/.cache'}): free space there "
-                      "or point it elsewhere") from e
+        raise OSError(
+            f"could not write the cache {path} ({e.strerror or e}); caches go to PRISM_CACHE "
+            f"({os.environ.get('PRISM_CACHE') or 'unset: <repo>/.cache'}): free space there "
+            "or point it elsewhere"
+        ) from e
     return arrays
 
 # %% ../nbs/00_core.ipynb #92609dd5
-def config_id(cfg: dict,  # JSON-serializable configuration
-              n: int = 12  # hex digits kept
-             ) -> str:
+def config_id(
+    cfg: dict,  # JSON-serializable configuration
+    n: int = 12,  # hex digits kept
+) -> str:
     "Stable short hash of a config dict (key order does not matter)."
     s = json.dumps(cfg, sort_keys=True, default=_json_default, separators=(',', ':'))
     return hashlib.sha1(s.encode()).hexdigest()[:n]
@@ -323,23 +417,33 @@ def derive_seed(seed: int, *keys) -> int:
 # %% ../nbs/00_core.ipynb #4aa3aab7
 PLUGIN_GROUP = 'prism_nb.plugins'  # entry-point group of installed plugin packages
 _PLUGINS: dict = {}  # spec as recorded -> imported module
-_ENTRY_POINTS: dict = {}  # entry point name -> what a record says of it: name, value, distribution, version
+# entry point name -> what a record says of it: name, value, distribution, version
+_ENTRY_POINTS: dict = {}
+
 
 class PluginError(ImportError):
     "A plugin that cannot be found or imported."
 
 # %% ../nbs/00_core.ipynb #fdab5234
-def _is_path(spec: str) -> bool: return spec.endswith('.py') or os.sep in spec or spec.startswith('~')
+def _is_path(spec: str) -> bool:
+    return spec.endswith('.py') or os.sep in spec or spec.startswith('~')
+
 
 def plugin_specs(plugins) -> list:
-    "Plugins as a list: None, one name or path, a comma-separated string (what `papermill -p plugins a,b` passes), or a list."
-    if plugins is None: return []
+    "Plugins as a list: None, a name or path, a comma-separated string (`-p plugins a,b`), a list."
+    if plugins is None:
+        return []
     if isinstance(plugins, str):
         whole = plugins.strip()  # a path that holds a comma is one plugin, not two
-        if whole and Path(whole).expanduser().exists(): plugins = [whole]
-        else: plugins = [s for s in (x.strip() for x in plugins.split(',')) if s]
+        if whole and Path(whole).expanduser().exists():
+            plugins = [whole]
+        else:
+            plugins = [s for s in (x.strip() for x in plugins.split(',')) if s]
     if not isinstance(plugins, (list, tuple)) or not all(isinstance(s, str) and s for s in plugins):
-        raise PluginError(f"plugins must be module names or .py paths (a list, or one comma-separated string), got {plugins!r}")
+        raise PluginError(
+            "plugins must be module names or .py paths (a list, or one comma-separated string), "
+            f"got {plugins!r}"
+        )
     return [str(Path(s).expanduser().resolve()) if _is_path(s) else s for s in plugins]
 
 # %% ../nbs/00_core.ipynb #f7d4320b
@@ -350,71 +454,101 @@ def _failed(spec: str, e: Exception) -> PluginError:
 def _import_file(spec: str):
     "Import a plugin given as a .py file or a package folder (one holding __init__.py)."
     import importlib.util
+
     path = Path(spec)
     if path.is_dir():
         if not (path / '__init__.py').is_file():
-            raise PluginError(f"plugin folder {path} holds no __init__.py: give a .py file, "
-                              "or a package folder with an __init__.py")
+            raise PluginError(
+                f"plugin folder {path} holds no __init__.py: give a .py file, "
+                "or a package folder with an __init__.py"
+            )
         file, search = path / '__init__.py', [str(path)]
-    elif path.is_file(): file, search = path, None
-    else: raise PluginError(f"plugin file {path} does not exist "
-                            "(a plugin is a module name, a .py file or a package folder)")
+    elif path.is_file():
+        file, search = path, None
+    else:
+        raise PluginError(
+            f"plugin file {path} does not exist "
+            "(a plugin is a module name, a .py file or a package folder)"
+        )
     name = f"prism_nb_plugin_{path.stem}_{hashlib.sha1(spec.encode()).hexdigest()[:8]}"
     mod_spec = importlib.util.spec_from_file_location(name, file, submodule_search_locations=search)
-    module = importlib.util.module_from_spec(mod_spec); sys.modules[name] = module
-    try: mod_spec.loader.exec_module(module)
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[name] = module
+    try:
+        mod_spec.loader.exec_module(module)
     except BaseException as e:
         del sys.modules[name]
-        if isinstance(e, Exception): raise _failed(spec, e) from e
+        if isinstance(e, Exception):
+            raise _failed(spec, e) from e
         raise
     return module
 
 # %% ../nbs/00_core.ipynb #0f4b5b0b
 def _import_plugin(spec: str):
     import importlib
-    if _is_path(spec): return _import_file(spec)
-    try: return importlib.import_module(spec)
+
+    if _is_path(spec):
+        return _import_file(spec)
+    try:
+        return importlib.import_module(spec)
     except ModuleNotFoundError as e:
         if e.name and spec.startswith(e.name):
-            raise PluginError(f"plugin module {spec!r} is not importable here ({e}): install it, or pass the path of its .py file") from None
+            raise PluginError(
+                f"plugin module {spec!r} is not importable here ({e}): install it, or pass the "
+                "path of its .py file"
+            ) from None
         raise _failed(spec, e) from e
-    except Exception as e: raise _failed(spec, e) from e
+    except Exception as e:
+        raise _failed(spec, e) from e
 
 # %% ../nbs/00_core.ipynb #8f2e1a25
 def _load_entry_points():
-    "Import the installed entry points not imported yet; PluginError naming a failing one and its package."
+    "Import the entry points not imported yet; PluginError naming a failing one and its package."
     from importlib.metadata import entry_points as _eps
+
     for ep in _eps(group=PLUGIN_GROUP):
-        if ep.name in _ENTRY_POINTS: continue
+        if ep.name in _ENTRY_POINTS:
+            continue
         dist = getattr(ep, 'dist', None)
-        facts = dict(name=ep.name, value=ep.value, dist=dist.metadata['Name'] if dist else 'unknown',
-                     version=dist.version if dist else 'unknown')
-        try: _PLUGINS[f'entry point {ep.name}'] = ep.load()
+        facts = dict(
+            name=ep.name,
+            value=ep.value,
+            dist=dist.metadata['Name'] if dist else 'unknown',
+            version=dist.version if dist else 'unknown',
+        )
+        try:
+            _PLUGINS[f'entry point {ep.name}'] = ep.load()
         except Exception as e:
-            raise PluginError(f"the installed plugin entry point {ep.name} = {ep.value} "
-                              f"(group {PLUGIN_GROUP}) "
-                              f"of the distribution "
-                              f"{facts['dist']} {facts['version']} cannot be imported "
-                              f"({type(e).__name__}: {e}): "
-                              "fix that package "
-                              f"or uninstall it (pip uninstall {facts['dist']})") from e
+            raise PluginError(
+                f"the installed plugin entry point {ep.name} = {ep.value} "
+                f"(group {PLUGIN_GROUP}) "
+                f"of the distribution "
+                f"{facts['dist']} {facts['version']} cannot be imported "
+                f"({type(e).__name__}: {e}): "
+                "fix that package "
+                f"or uninstall it (pip uninstall {facts['dist']})"
+            ) from e
         _ENTRY_POINTS[ep.name] = facts
     _PLUGINS['<entry points>'] = True
 
 # %% ../nbs/00_core.ipynb #94fee43b
-def load_plugins(plugins=None,  # module names, .py paths and/or package folders (see `plugin_specs`)
-                 entry_points: bool = True  # also import the installed `prism_nb.plugins` entry points
-                ) -> list:
-    "Import each plugin once in this process (and the installed entry points); the specs as a record keeps them."
+def load_plugins(
+    plugins=None,  # module names, .py paths and/or package folders (see `plugin_specs`)
+    entry_points: bool = True,  # also import the installed `prism_nb.plugins` entry points
+) -> list:
+    "Import each plugin once per process (and the installed entry points); the specs as kept."
     specs = plugin_specs(plugins)
-    if entry_points and not _PLUGINS.get('<entry points>'): _load_entry_points()
+    if entry_points and not _PLUGINS.get('<entry points>'):
+        _load_entry_points()
     for spec in specs:
-        if spec not in _PLUGINS: _PLUGINS[spec] = _import_plugin(spec)
+        if spec not in _PLUGINS:
+            _PLUGINS[spec] = _import_plugin(spec)
     return specs
 
 # %% ../nbs/00_core.ipynb #b5b17608
-def missing_plugins(plugins  # plugins as a record names them
-                   ) -> list:
+def missing_plugins(
+    plugins,  # plugins as a record names them
+) -> list:
     "The plugins among `plugins` that this process has not imported (nothing is imported here)."
     return [s for s in plugin_specs(plugins) if s not in _PLUGINS]
 
@@ -424,36 +558,45 @@ def loaded_entry_points() -> list:
     return [dict(_ENTRY_POINTS[k]) for k in sorted(_ENTRY_POINTS)]
 
 # %% ../nbs/00_core.ipynb #b86dc451
-def is_registered(name,  # a method, condition or task name
-                  registry: dict  # the registry it belongs in
-                 ) -> bool:
-    "Whether `name` is in `registry`, after importing the installed plugin packages (entry points) when it is not yet."
-    if name not in registry: load_plugins()
+def is_registered(
+    name,  # a method, condition or task name
+    registry: dict,  # the registry it belongs in
+) -> bool:
+    "Whether `name` is in `registry`, importing the installed plugin packages first when it is not."
+    if name not in registry:
+        load_plugins()
     return name in registry
 
 # %% ../nbs/00_core.ipynb #c7b8f0cf
-def claim_name(registry: dict,  # the registry the name goes in
-               name: str,  # the name as the registry keys it
-               builtin: set,  # the registry's built-in names; names the package's own code registers join it
-               module: str,  # the module defining the new entry (its `__module__`, or the registering module)
-               same: bool,  # whether the new entry has the registered entry's qualified name
-               replace: bool = False,  # the caller asks to replace a user entry of this name
-               kind: str = 'name'  # what the registry holds, for the error
-              ):
-    "Refuse (ValueError) replacing a built-in name, or a user name registered before unless `replace`."
+def claim_name(
+    registry: dict,  # the registry the name goes in
+    name: str,  # the name as the registry keys it
+    builtin: set,  # the registry's built-in names; names the package's own code registers join it
+    module: str,  # the module defining the new entry (its `__module__`, or the registering module)
+    same: bool,  # whether the new entry has the registered entry's qualified name
+    replace: bool = False,  # the caller asks to replace a user entry of this name
+    kind: str = 'name',  # what the registry holds, for the error
+):
+    "Refuse (ValueError) replacing a built-in name, or a registered user name unless `replace`."
     own = module == 'prism_nb' or module.startswith('prism_nb.')
     if name in builtin and not (own or (module == '__main__' and same)):
-        raise ValueError(f"{kind} {name!r} is built in and cannot be replaced (by {module}): "
-                         f"its records would be counted as "
-                         f"the built-in {kind}'s; register yours under a new name")
+        raise ValueError(
+            f"{kind} {name!r} is built in and cannot be replaced (by {module}): "
+            f"its records would be counted as "
+            f"the built-in {kind}'s; register yours under a new name"
+        )
     if name in registry and name not in builtin and not replace:
         raise ValueError(f"{kind} {name!r} is already registered; pass replace=True to replace it")
-    if own: builtin.add(name)
+    if own:
+        builtin.add(name)
 
 # %% ../nbs/00_core.ipynb #c30b28e6
 class UnknownName(ConfigError, KeyError):
-    "A name no registry entry has, even with the installed plugins imported; its message lists the names."
-    def __str__(self): return str(self.args[0]) if self.args else ''
+    "A name no registry entry has, even with installed plugins imported; its message lists names."
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ''
+
 
 _NO = object()  # no default given to `Registry.get`
 
@@ -463,57 +606,92 @@ def _identity(obj) -> str:
     f = getattr(obj, 'func', obj)  # a functools.partial names its function
     return getattr(f, '__qualname__', None) or type(f).__qualname__
 
+
 def _caller(obj, depth: int) -> str:
     "The module defining a class or function; for anything else, the module `depth` frames up."
-    if isinstance(obj, type) or callable(getattr(obj, '__code__', None)) or hasattr(obj, '__wrapped__'):
+    if (
+        isinstance(obj, type)
+        or callable(getattr(obj, '__code__', None))
+        or hasattr(obj, '__wrapped__')
+    ):
         return getattr(obj, '__module__', None) or ''
     return sys._getframe(depth + 1).f_globals.get('__name__', '')
 
 # %% ../nbs/00_core.ipynb #43f5d2e8
 class Registry(Mapping):
-    "A read-only mapping name -> object with one registration rule (`claim_name`) and one lookup verb."
-    def __init__(self, kind: str,  # what an entry is, for errors ('method', 'backbone', ...)
-                 key: Callable | None = None,  # how a name is normalized (e.g. `str.lower`); None: as given
-                 identity: Callable = _identity,  # `identity(obj)`: the same for two runs of one definition
-                 miss: str = "unknown {kind} {name!r}; valid {kind}s: {valid}"):  # the error on a miss
+    "A read-only mapping name -> object with one registration rule (`claim_name`) and one lookup."
+
+    def __init__(
+        self,
+        kind: str,  # what an entry is, for errors ('method', 'backbone', ...)
+        key: Callable | None = None,  # how a name is normalized (e.g. `str.lower`); None: as given
+        identity: Callable = _identity,  # `identity(obj)`: the same for two runs of one definition
+        miss: str = "unknown {kind} {name!r}; valid {kind}s: {valid}",  # the error on a miss
+    ):
         self.kind, self._key, self.identity, self.miss = kind, key, identity, miss
         self._entries, self._display, self.builtin = {}, {}, set()
-    def key(self, name): return self._key(name) if self._key and isinstance(name, str) else name
-    def __len__(self): return len(self._entries)
-    def __iter__(self): return iter(self._entries)
-    def __getitem__(self, name): return self.get(name)  # the one lookup verb, see `Registry.get`
-    def __contains__(self, name): return self.key(name) in self._entries  # no plugin is imported to answer
-    def __repr__(self): return f"Registry({self.kind!r}: {', '.join(map(str, self._entries))})"
+
+    def key(self, name):
+        return self._key(name) if self._key and isinstance(name, str) else name
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __getitem__(self, name):
+        return self.get(name)  # the one lookup verb, see `Registry.get`
+
+    def __contains__(self, name):
+        return self.key(name) in self._entries  # no plugin is imported to answer
+
+    def __repr__(self):
+        return f"Registry({self.kind!r}: {', '.join(map(str, self._entries))})"
 
 # %% ../nbs/00_core.ipynb #d21362e8
 @patch
-def register(self: Registry, name: str,  # the name configs and records use
-             obj=_NO,  # the entry; left out: a decorator registering what it decorates
-             replace: bool = False,  # replace a user entry registered before (never a built-in)
-             display: str | None = None,  # the name tables show; None: `name`
-             module: str | None = None):  # the registering module; None: `obj.__module__` or the caller's
-    "Add `obj` as `name` after `claim_name`'s checks, and return it; without `obj`, a decorator doing that."
-    if obj is _NO: return lambda o: self.register(name, o, replace, display, module or _caller(o, 2))
+def register(
+    self: Registry,
+    name: str,  # the name configs and records use
+    obj=_NO,  # the entry; left out: a decorator registering what it decorates
+    replace: bool = False,  # replace a user entry registered before (never a built-in)
+    display: str | None = None,  # the name tables show; None: `name`
+    module: str | None = None,  # the registering module; None: `obj.__module__` or the caller's
+):
+    "Add `obj` as `name` after `claim_name`'s checks, return it; without `obj`, such a decorator."
+    if obj is _NO:
+        return lambda o: self.register(name, o, replace, display, module or _caller(o, 2))
     key, old = self.key(name), self._entries.get(self.key(name), _NO)
     same = old is not _NO and self.identity(old) == self.identity(obj)
-    claim_name(self._entries, key, self.builtin, module or _caller(obj, 2), same, replace, self.kind)
+    claim_name(
+        self._entries, key, self.builtin, module or _caller(obj, 2), same, replace, self.kind
+    )
     self._entries[key], self._display[key] = obj, display or name
     return obj
 
 # %% ../nbs/00_core.ipynb #abb7e0cc
 @patch
-def get(self: Registry, name,  # the name to look up
-        default=_NO):  # returned on a miss instead of the error
-    "The entry registered as `name`, importing the installed plugins on a miss; `UnknownName` if none."
-    if is_registered(self.key(name), self._entries): return self._entries[self.key(name)]
-    if default is not _NO: return default
-    raise UnknownName(self.miss.format(kind=self.kind, name=name, valid=', '.join(map(str, self._entries))))
+def get(
+    self: Registry,
+    name,  # the name to look up
+    default=_NO,  # returned on a miss instead of the error
+):
+    "The entry registered as `name`, importing installed plugins on a miss; `UnknownName` if none."
+    if is_registered(self.key(name), self._entries):
+        return self._entries[self.key(name)]
+    if default is not _NO:
+        return default
+    raise UnknownName(
+        self.miss.format(kind=self.kind, name=name, valid=', '.join(map(str, self._entries)))
+    )
 
 # %% ../nbs/00_core.ipynb #7cb17bf2
 @patch
 def freeze(self: Registry):
     "Mark every entry registered now as built in: never replaced, even with `replace=True`."
-    self.builtin.update(self._entries); return self
+    self.builtin.update(self._entries)
+    return self
 
 # %% ../nbs/00_core.ipynb #5989c146
 @patch(as_prop=True)
@@ -521,25 +699,37 @@ def displays(self: Registry):
     "Name -> the name tables show, for every entry (a live read-only view)."
     return MappingProxyType(self._display)
 
+
 @patch
 def display(self: Registry, name) -> str:
     "The name tables show for the entry `name`."
-    self.get(name); return self._display[self.key(name)]
+    self.get(name)
+    return self._display[self.key(name)]
 
 # %% ../nbs/00_core.ipynb #9a215f01
 @patch
-def temporary(self: Registry, name: str,  # the name to register for the block
-              obj,  # the entry
-              replace: bool = False,  # replace a user entry of this name for the block
-              display: str | None = None):  # the name tables show
-    "A context manager registering `obj` as `name` for a `with` block, leaving the registry as it found it."
+def temporary(
+    self: Registry,
+    name: str,  # the name to register for the block
+    obj,  # the entry
+    replace: bool = False,  # replace a user entry of this name for the block
+    display: str | None = None,  # the name tables show
+):
+    "A context manager registering `obj` as `name` in a `with` block, then restoring the registry."
     module = _caller(obj, 1)
+
     @contextlib.contextmanager
     def _block():
-        key = self.key(name); old = (self._entries.get(key, _NO), self._display.get(key))
+        key = self.key(name)
+        old = (self._entries.get(key, _NO), self._display.get(key))
         self.register(name, obj, replace, display, module)
-        try: yield obj
+        try:
+            yield obj
         finally:
-            if old[0] is _NO: self._entries.pop(key, None); self._display.pop(key, None)
-            else: self._entries[key], self._display[key] = old
+            if old[0] is _NO:
+                self._entries.pop(key, None)
+                self._display.pop(key, None)
+            else:
+                self._entries[key], self._display[key] = old
+
     return _block()

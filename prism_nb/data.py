@@ -15,7 +15,8 @@ import torch
 from scipy import signal
 from tqdm import tqdm
 
-from .core import ISMTS, atomic_write, cache_dir, cached_arrays, content_digest, data_dir, derive_seed
+from .core import ISMTS, atomic_write, cache_dir, cached_arrays, content_digest, data_dir
+from .core import derive_seed
 from .core import load_npz, save_npz, sha256_bytes, sha256_file
 from fastcore.basics import patch
 
@@ -28,39 +29,73 @@ __all__ = ['HAR_CLASSES', 'HAR_TEST_SUBJECTS', 'HAR_FS', 'HAR_L', 'HAR_STEP', 'H
            'uci_count_table']
 
 # %% ../nbs/01_data.ipynb #6ef6ddd6
-HAR_CLASSES = ('WALKING', 'WALKING_UPSTAIRS', 'WALKING_DOWNSTAIRS', 'SITTING', 'STANDING', 'LAYING')  # label id 0..5 = UCI id 1..6
+HAR_CLASSES = (
+    'WALKING',
+    'WALKING_UPSTAIRS',
+    'WALKING_DOWNSTAIRS',
+    'SITTING',
+    'STANDING',
+    'LAYING',
+)  # label id 0..5 = UCI id 1..6
 HAR_TEST_SUBJECTS = (2, 4, 9, 10, 12, 13, 18, 20, 24)  # the official UCI HAR test volunteers
 HAR_FS = 50  # sampling rate, Hz
 HAR_L = 128  # window length, samples (2.56 s)
 HAR_STEP = 64  # window step, samples (50% overlap)
-HAR_SIGNALS = tuple(f'{kind}_{axis}' for kind in ('total_acc', 'body_acc', 'body_gyro') for axis in 'xyz')
+HAR_SIGNALS = tuple(
+    f'{kind}_{axis}' for kind in ('total_acc', 'body_acc', 'body_gyro') for axis in 'xyz'
+)
 
 # %% ../nbs/01_data.ipynb #8bea5162
 CHANNEL_SETS = {
-    'acc_gyro': ('total_acc_x', 'total_acc_y', 'total_acc_z', 'body_gyro_x', 'body_gyro_y', 'body_gyro_z'),
-    'body_gyro': ('body_acc_x', 'body_acc_y', 'body_acc_z', 'body_gyro_x', 'body_gyro_y', 'body_gyro_z'),
+    'acc_gyro': (
+        'total_acc_x',
+        'total_acc_y',
+        'total_acc_z',
+        'body_gyro_x',
+        'body_gyro_y',
+        'body_gyro_z',
+    ),
+    'body_gyro': (
+        'body_acc_x',
+        'body_acc_y',
+        'body_acc_z',
+        'body_gyro_x',
+        'body_gyro_y',
+        'body_gyro_z',
+    ),
 }
 
 # %% ../nbs/01_data.ipynb #a45b8616
-def channel_names(channels='acc_gyro'  # a name in CHANNEL_SETS, or a list of names from HAR_SIGNALS
-                 ) -> tuple[str, ...]:
+def channel_names(
+    channels='acc_gyro',  # a name in CHANNEL_SETS, or a list of names from HAR_SIGNALS
+) -> tuple[str, ...]:
     "The signal names of a channel set, checked against `HAR_SIGNALS`."
     if isinstance(channels, str):
-        if channels in CHANNEL_SETS: return CHANNEL_SETS[channels]
+        if channels in CHANNEL_SETS:
+            return CHANNEL_SETS[channels]
         if channels not in HAR_SIGNALS:
-            raise ValueError(f"unknown channel set {channels!r}: use one of {sorted(CHANNEL_SETS)} "
-                             f"or a list of signal names from {list(HAR_SIGNALS)}")
+            raise ValueError(
+                f"unknown channel set {channels!r}: use one of {sorted(CHANNEL_SETS)} "
+                f"or a list of signal names from {list(HAR_SIGNALS)}"
+            )
         channels = [channels]
     names = tuple(channels)
     bad = [c for c in names if c not in HAR_SIGNALS]
-    if bad: raise ValueError(f"unknown signal name(s) {bad}: valid names are {list(HAR_SIGNALS)}")
-    if not names: raise ValueError("empty channel list")
-    if len(set(names)) != len(names): raise ValueError(f"repeated signal names in {list(names)}")
+    if bad:
+        raise ValueError(f"unknown signal name(s) {bad}: valid names are {list(HAR_SIGNALS)}")
+    if not names:
+        raise ValueError("empty channel list")
+    if len(set(names)) != len(names):
+        raise ValueError(f"repeated signal names in {list(names)}")
     return names
 
 # %% ../nbs/01_data.ipynb #e8e1e118
-HAPT_URL = 'https://archive.ics.uci.edu/static/public/341/smartphone+based+recognition+of+human+activities+and+postural+transitions.zip'
-HAPT_SHA256 = '821dce9b379251e30d2e04457e480843a0a92afebd8ba4d752c682c0f75f68d0'  # HAPT_Data_Set.zip in shared/data/hapt
+HAPT_URL = (
+    'https://archive.ics.uci.edu/static/public/341/'
+    'smartphone+based+recognition+of+human+activities+and+postural+transitions.zip'
+)
+# HAPT_Data_Set.zip in shared/data/hapt
+HAPT_SHA256 = '821dce9b379251e30d2e04457e480843a0a92afebd8ba4d752c682c0f75f68d0'
 
 # %% ../nbs/01_data.ipynb #fd916614
 def _package_json(name: str):
@@ -71,8 +106,11 @@ def _package_json(name: str):
 HAPT_FILES = _package_json('hapt_sha256.json')  # path -> sha256 of every file the loaders may read
 
 # %% ../nbs/01_data.ipynb #e65bea74
-UCI_HAR_URL = 'https://archive.ics.uci.edu/static/public/240/human+activity+recognition+using+smartphones.zip'
-UCI_LABELS_SHA256 = 'db707f87f3efc8e1f0fec27b3ba0b5798b414b2b2f5cf63d36d7b2234a7e5a90'  # UCI_HAR_Dataset_labels_only.zip
+UCI_HAR_URL = (
+    'https://archive.ics.uci.edu/static/public/240/human+activity+recognition+using+smartphones.zip'
+)
+# UCI_HAR_Dataset_labels_only.zip
+UCI_LABELS_SHA256 = 'db707f87f3efc8e1f0fec27b3ba0b5798b414b2b2f5cf63d36d7b2234a7e5a90'
 UCI_HAR_FILES = {  # sha256, paths relative to `UCI HAR Dataset/`
     'train/y_train.txt': '415b3357e2e2d5e70a45c781947c6bdd80e0410a579d862eedcd6bbce3c694ef',
     'train/subject_train.txt': '66e1e2fbe9b396fa5155f531dc3348c803f503be663e2318772d49947db9153a',
@@ -81,7 +119,9 @@ UCI_HAR_FILES = {  # sha256, paths relative to `UCI HAR Dataset/`
 }
 
 # %% ../nbs/01_data.ipynb #d8b0dc81
-UCI_HAR_SIGNAL_BLOBS = {path: tuple(ids) for path, ids in _package_json('uci_har_signal_blobs.json').items()}
+UCI_HAR_SIGNAL_BLOBS = {
+    path: tuple(ids) for path, ids in _package_json('uci_har_signal_blobs.json').items()
+}
 
 # %% ../nbs/01_data.ipynb #85d68c10
 def git_blob_id(data: bytes) -> str:
@@ -93,30 +133,42 @@ class ChecksumError(ValueError):
     "A data file whose bytes differ from the known ones (truncated, altered, or another version)."
 
 # %% ../nbs/01_data.ipynb #e71a535c
-def check_bytes(data: bytes,  # the file's content
-                name: str,  # what to call the file in the error (archive and member)
-                sha256: str | None = None,  # expected sha256, or None
-                git_blobs: tuple = ()  # accepted git blob ids, checked when `sha256` is None
-               ) -> str:
+def check_bytes(
+    data: bytes,  # the file's content
+    name: str,  # what to call the file in the error (archive and member)
+    sha256: str | None = None,  # expected sha256, or None
+    git_blobs: tuple = (),  # accepted git blob ids, checked when `sha256` is None
+) -> str:
     "Raise `ChecksumError` unless `data` has the expected checksum; return its sha256."
     got = sha256_bytes(data)
     if sha256 is not None and got != sha256:
-        raise ChecksumError(f"{name}: sha256 {got} does not match the expected {sha256}; "
-                            "the file is truncated or altered (delete it and fetch it again)")
+        raise ChecksumError(
+            f"{name}: sha256 {got} does not match the expected {sha256}; "
+            "the file is truncated or altered (delete it and fetch it again)"
+        )
     if sha256 is None and git_blobs and git_blob_id(data) not in git_blobs:
-        raise ChecksumError(f"{name}: git blob id {git_blob_id(data)} matches none of the expected {list(git_blobs)}; "
-                            "the file is truncated or altered (delete it and fetch it again), or pass verify=False")
+        raise ChecksumError(
+            f"{name}: git blob id {git_blob_id(data)} matches none of the expected "
+            f"{list(git_blobs)}; "
+            "the file is truncated or altered (delete it and fetch it again), or pass verify=False"
+        )
     return got
 
 # %% ../nbs/01_data.ipynb #d06c216f
 class FileTree:
     "Read files by path suffix from a folder, a zip, or a zip nested in a zip."
-    def __init__(self, path,  # a folder or a .zip file
-                 marker: str):  # a path suffix that the right level must contain, e.g. 'RawData/labels.txt'
+
+    def __init__(
+        self,
+        path,  # a folder or a .zip file
+        marker: str,  # a path suffix that the right level must contain, e.g. 'RawData/labels.txt'
+    ):
         self.path = Path(path)
         if self.path.is_dir():
             self._zip = None
-            self.names = sorted(p.relative_to(self.path).as_posix() for p in self.path.rglob('*') if p.is_file())
+            self.names = sorted(
+                p.relative_to(self.path).as_posix() for p in self.path.rglob('*') if p.is_file()
+            )
         else:
             self._zip = zipfile.ZipFile(self.path)
             self.names = self._zip_names(self._zip)
@@ -124,18 +176,23 @@ class FileTree:
                 for inner in [n for n in self.names if n.lower().endswith('.zip')]:
                     z = zipfile.ZipFile(io.BytesIO(self._zip.read(inner)))
                     if self._has(marker, self._zip_names(z)):
-                        self._zip, self.names = z, self._zip_names(z); break
+                        self._zip, self.names = z, self._zip_names(z)
+                        break
         if not self._has(marker):
-            raise FileNotFoundError(f"{self.path}: no file ending in {marker!r} (folder, zip, or zip inside the zip)")
+            raise FileNotFoundError(
+                f"{self.path}: no file ending in {marker!r} (folder, zip, or zip inside the zip)"
+            )
 
     @staticmethod
     def _zip_names(z):
         return [n for n in z.namelist() if not n.endswith('/') and not n.startswith('__MACOSX/')]
 
-    def _has(self, suffix, names=None): return any(self._match(n, suffix) for n in (self.names if names is None else names))
+    def _has(self, suffix, names=None):
+        return any(self._match(n, suffix) for n in (self.names if names is None else names))
 
     @staticmethod
-    def _match(name, suffix): return name == suffix or name.endswith('/' + suffix)
+    def _match(name, suffix):
+        return name == suffix or name.endswith('/' + suffix)
 
 # %% ../nbs/01_data.ipynb #96da484c
 @patch
@@ -143,8 +200,10 @@ def find(self: FileTree, suffix: str) -> str:
     "The one stored name ending in `suffix`."
     hits = [n for n in self.names if self._match(n, suffix)]
     if len(hits) != 1:
-        raise FileNotFoundError(f"{self.path}: {'no' if not hits else len(hits)} files ending in {suffix!r}"
-                                + (f": {hits}" if hits else ''))
+        raise FileNotFoundError(
+            f"{self.path}: {'no' if not hits else len(hits)} files ending in {suffix!r}"
+            + (f": {hits}" if hits else '')
+        )
     return hits[0]
 
 # %% ../nbs/01_data.ipynb #c4439615
@@ -155,17 +214,19 @@ def read(self: FileTree, suffix: str) -> bytes:
     return (self.path / name).read_bytes() if self._zip is None else self._zip.read(name)
 
 # %% ../nbs/01_data.ipynb #b082daae
-def parse_table(data: bytes,  # whitespace-separated numbers, one row per line
-                dtype=np.float64
-               ) -> np.ndarray:
+def parse_table(
+    data: bytes,  # whitespace-separated numbers, one row per line
+    dtype=np.float64,
+) -> np.ndarray:
     "A text table of numbers as a 2-d array [rows, columns]."
     return pd.read_csv(io.BytesIO(data), sep=r'\s+', header=None, dtype=dtype).to_numpy()
 
 # %% ../nbs/01_data.ipynb #f7a4b33b
-def uci_filter(acc: np.ndarray,  # accelerometer [T,3] in g, one whole recording
-               gyro: np.ndarray,  # gyroscope [T,3] in rad/s, same recording
-               fs: float = HAR_FS  # sampling rate, Hz
-              ) -> np.ndarray:
+def uci_filter(
+    acc: np.ndarray,  # accelerometer [T,3] in g, one whole recording
+    gyro: np.ndarray,  # gyroscope [T,3] in rad/s, same recording
+    fs: float = HAR_FS,  # sampling rate, Hz
+) -> np.ndarray:
     "UCI HAR's noise filters and gravity split: [T,9] float64 in `HAR_SIGNALS` order."
     noise = signal.butter(3, 20, fs=fs, output='sos')
     grav = signal.butter(3, 0.3, fs=fs, output='sos')
@@ -176,10 +237,12 @@ def uci_filter(acc: np.ndarray,  # accelerometer [T,3] in g, one whole recording
     return np.concatenate([total_acc, body_acc, body_gyro], 1)
 
 # %% ../nbs/01_data.ipynb #27bb225d
-def segment_windows(first: np.ndarray,  # [S] first sample of each segment, 1-based
-                    last: np.ndarray,  # [S] last sample of each segment, 1-based inclusive
-                    L: int = HAR_L, step: int = HAR_STEP
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def segment_windows(
+    first: np.ndarray,  # [S] first sample of each segment, 1-based
+    last: np.ndarray,  # [S] last sample of each segment, 1-based inclusive
+    L: int = HAR_L,
+    step: int = HAR_STEP,
+) -> tuple[np.ndarray, np.ndarray]:
     "Windows inside each segment: (segment index [N], 0-based start sample [N])."
     first, last = np.asarray(first, np.int64), np.asarray(last, np.int64)
     n = np.maximum((last - first + 1 - L) // step + 1, 0)  # windows per segment
@@ -191,29 +254,36 @@ def segment_windows(first: np.ndarray,  # [S] first sample of each segment, 1-ba
 @dataclass
 class HARWindows:
     "HAR windows of the nine UCI signals with labels, volunteers and provenance."
+
     x: np.ndarray  # [N,128,9] float32, signals in HAR_SIGNALS order (g, g, rad/s)
     y: np.ndarray  # [N] int64 activity 0..5 (HAR_CLASSES)
     subject: np.ndarray  # [N] int64 volunteer 1..30
     source: str  # 'hapt' (rebuilt from raw recordings) or 'uci' (official windows)
     fingerprint: str  # short sha256 of the contents of the source files
     experiment: np.ndarray | None = None  # [N] int64 HAPT experiment 1..61; -1 for 'uci'
-    start: np.ndarray | None = None  # [N] int64 0-based first sample in the experiment's recording; -1 for 'uci'
+    start: np.ndarray | None = None  # [N] int64 0-based first sample in the recording; -1 for 'uci'
     meta: dict = field(default_factory=dict)  # JSON-able provenance (recipe, archive checksum, ...)
 
     def __post_init__(self):
         N = len(self.y)
-        if self.experiment is None: self.experiment = np.full(N, -1, np.int64)
-        if self.start is None: self.start = np.full(N, -1, np.int64)
+        if self.experiment is None:
+            self.experiment = np.full(N, -1, np.int64)
+        if self.start is None:
+            self.start = np.full(N, -1, np.int64)
         if self.x.ndim != 3 or self.x.shape[0] != N or self.x.shape[2] != len(HAR_SIGNALS):
             raise ValueError(f"x must be [N,L,{len(HAR_SIGNALS)}] with N={N}, got {self.x.shape}")
         for k in ['subject', 'experiment', 'start']:
-            if getattr(self, k).shape != (N,): raise ValueError(f"{k} must be [N]=({N},), got {getattr(self, k).shape}")
+            if getattr(self, k).shape != (N,):
+                raise ValueError(f"{k} must be [N]=({N},), got {getattr(self, k).shape}")
 
-    def __len__(self): return len(self.y)
+    def __len__(self):
+        return len(self.y)
 
     def __repr__(self):
-        return (f"HARWindows(source={self.source!r}, windows={len(self)}, x={list(self.x.shape)}, "
-                f"volunteers={len(np.unique(self.subject))}, fingerprint={self.fingerprint!r})")
+        return (
+            f"HARWindows(source={self.source!r}, windows={len(self)}, x={list(self.x.shape)}, "
+            f"volunteers={len(np.unique(self.subject))}, fingerprint={self.fingerprint!r})"
+        )
 
 # %% ../nbs/01_data.ipynb #f262f178
 @patch
@@ -232,16 +302,31 @@ def counts(self: HARWindows) -> pd.DataFrame:
 @patch
 def arrays(self: HARWindows) -> dict:
     "The windows and their provenance as plain arrays (what `save` writes)."
-    return dict(x=self.x, y=self.y, subject=self.subject, experiment=self.experiment, start=self.start,
-                source=np.array(self.source), fingerprint=np.array(self.fingerprint),
-                meta=np.array(json.dumps(self.meta, sort_keys=True)))
+    return dict(
+        x=self.x,
+        y=self.y,
+        subject=self.subject,
+        experiment=self.experiment,
+        start=self.start,
+        source=np.array(self.source),
+        fingerprint=np.array(self.fingerprint),
+        meta=np.array(json.dumps(self.meta, sort_keys=True)),
+    )
 
 # %% ../nbs/01_data.ipynb #ed372e51
 @patch(cls_method=True)
 def from_arrays(cls: HARWindows, z) -> 'HARWindows':
     "Windows from what `arrays` returns (or an open .npz of it)."
-    return cls(x=z['x'], y=z['y'], subject=z['subject'], source=str(z['source']), fingerprint=str(z['fingerprint']),
-               experiment=z['experiment'], start=z['start'], meta=json.loads(str(z['meta'])))
+    return cls(
+        x=z['x'],
+        y=z['y'],
+        subject=z['subject'],
+        source=str(z['source']),
+        fingerprint=str(z['fingerprint']),
+        experiment=z['experiment'],
+        start=z['start'],
+        meta=json.loads(str(z['meta'])),
+    )
 
 # %% ../nbs/01_data.ipynb #5bd28e63
 @patch
@@ -252,18 +337,23 @@ def digest(self: HARWindows) -> str:
 # %% ../nbs/01_data.ipynb #5c5f6a7e
 @patch
 def save(self: HARWindows, f) -> str:
-    "Write to an .npz (path or open binary file), uncompressed so that loading is fast, with the content digest inside; return it."
+    "Write an uncompressed .npz (path or open binary file), content digest inside; return it."
     return save_npz(f, self.arrays())
 
 # %% ../nbs/01_data.ipynb #3d0aac1e
 @patch(cls_method=True)
-def load(cls: HARWindows, f, digest: str | None = None  # the content digest the file must have; None checks only the one inside
-        ) -> 'HARWindows':
+def load(
+    cls: HARWindows,
+    f,
+    digest: str | None = None,  # the digest the file must have; None checks only the one inside
+) -> 'HARWindows':
     "Read what `save` wrote, checking its content digest; `CacheError` naming the file otherwise."
     return cls.from_arrays(load_npz(f, digest))
 
 # %% ../nbs/01_data.ipynb #29446e93
-HAPT_RECIPE = 'medfilt3+butter3_20Hz;gravity=butter3_0.3Hz;L128/step64 in segments of activities 1..6'
+HAPT_RECIPE = (
+    'medfilt3+butter3_20Hz;gravity=butter3_0.3Hz;L128/step64 in segments of activities 1..6'
+)
 
 # %% ../nbs/01_data.ipynb #1f0c25e3
 def _content_fingerprint(digests: dict) -> str:
@@ -273,33 +363,46 @@ def _content_fingerprint(digests: dict) -> str:
 # %% ../nbs/01_data.ipynb #7aaa17cb
 def _open_checked(path, marker, expected_sha=None) -> FileTree:
     "`FileTree(path)`, turning an unreadable zip into a `ChecksumError` that names the file."
-    try: return FileTree(path, marker)
+    try:
+        return FileTree(path, marker)
     except zipfile.BadZipFile as e:
         got = sha256_file(path)
-        raise ChecksumError(f"{path}: not a readable zip archive ({e}); its sha256 is {got}"
-                            + (f", expected {expected_sha}" if expected_sha else '')
-                            + ". The file is truncated or altered: delete it and fetch it again") from None
+        raise ChecksumError(
+            f"{path}: not a readable zip archive ({e}); its sha256 is {got}"
+            + (f", expected {expected_sha}" if expected_sha else '')
+            + ". The file is truncated or altered: delete it and fetch it again"
+        ) from None
 
 # %% ../nbs/01_data.ipynb #a9150bc7
 def _read_checked(tree: FileTree, rel: str, **expected) -> tuple[bytes, str]:
     "Read `rel` from `tree` and check it; return (bytes, sha256)."
-    try: data = tree.read(rel)
+    try:
+        data = tree.read(rel)
     except (zipfile.BadZipFile, zlib.error, EOFError) as e:
-        raise ChecksumError(f"{tree.path}:{rel}: cannot be read back ({e}); the archive is truncated or altered "
-                            "(delete it and fetch it again)") from None
+        raise ChecksumError(
+            f"{tree.path}:{rel}: cannot be read back ({e}); the archive is truncated or altered "
+            "(delete it and fetch it again)"
+        ) from None
     return data, check_bytes(data, f"{tree.path}:{rel}", **expected)
 
 # %% ../nbs/01_data.ipynb #ba8d62da
-def build_hapt_windows(path,  # HAPT archive (.zip, nested zip, or extracted folder)
-                       verify: bool = True  # compare every file read with HAPT_FILES
-                      ) -> HARWindows:
+def build_hapt_windows(
+    path,  # HAPT archive (.zip, nested zip, or extracted folder)
+    verify: bool = True,  # compare every file read with HAPT_FILES
+) -> HARWindows:
     "Rebuild the UCI HAR windows from the raw HAPT recordings."
     tree = _open_checked(path, 'RawData/labels.txt', HAPT_SHA256)
     digests = {}
+
     def read(rel):
-        data, digests[rel] = _read_checked(tree, rel, sha256=HAPT_FILES.get(rel) if verify else None)
+        data, digests[rel] = _read_checked(
+            tree, rel, sha256=HAPT_FILES.get(rel) if verify else None
+        )
         return data
-    labels = parse_table(read('RawData/labels.txt'), np.int64)  # experiment, user, activity, first, last
+
+    labels = parse_table(
+        read('RawData/labels.txt'), np.int64
+    )  # experiment, user, activity, first, last
     labels = labels[(labels[:, 2] >= 1) & (labels[:, 2] <= len(HAR_CLASSES))]
     exps = sorted(set(labels[:, 0].tolist()))
     recordings, offsets, users, total = [], {}, {}, 0
@@ -308,9 +411,14 @@ def build_hapt_windows(path,  # HAPT archive (.zip, nested zip, or extracted fol
         acc = parse_table(read(f'RawData/acc_exp{e:02d}_user{user:02d}.txt'))
         gyro = parse_table(read(f'RawData/gyro_exp{e:02d}_user{user:02d}.txt'))
         if acc.shape != gyro.shape or acc.shape[1] != 3:
-            raise ValueError(f"{path}: experiment {e}: acc {acc.shape} and gyro {gyro.shape} must both be [T,3]")
+            raise ValueError(
+                f"{path}: experiment {e}: acc {acc.shape} and gyro {gyro.shape} must both be [T,3]"
+            )
         if labels[labels[:, 0] == e, 4].max() > len(acc):
-            raise ValueError(f"{path}: experiment {e}: a labelled segment ends after the recording ({len(acc)} samples)")
+            raise ValueError(
+                f"{path}: experiment {e}: a labelled segment ends after the recording ({len(acc)} "
+                "samples)"
+            )
         recordings.append(uci_filter(acc, gyro).astype(np.float32))
         offsets[e], users[e], total = total, user, total + len(acc)
     seg, start = segment_windows(labels[:, 3], labels[:, 4])
@@ -318,49 +426,91 @@ def build_hapt_windows(path,  # HAPT archive (.zip, nested zip, or extracted fol
     rows = np.array([offsets[e] for e in exps])[np.searchsorted(exps, exp)] + start
     stream = np.concatenate(recordings)  # [sum T, 9]
     x = np.lib.stride_tricks.sliding_window_view(stream, HAR_L, axis=0)[rows]  # [N, 9, L]
-    return HARWindows(x=np.ascontiguousarray(x.transpose(0, 2, 1)), y=labels[seg, 2] - 1, subject=labels[seg, 1],
-                      source='hapt', fingerprint=_content_fingerprint(digests), experiment=exp, start=start,
-                      meta=dict(recipe=HAPT_RECIPE, verified=verify, files=len(digests)))
+    return HARWindows(
+        x=np.ascontiguousarray(x.transpose(0, 2, 1)),
+        y=labels[seg, 2] - 1,
+        subject=labels[seg, 1],
+        source='hapt',
+        fingerprint=_content_fingerprint(digests),
+        experiment=exp,
+        start=start,
+        meta=dict(recipe=HAPT_RECIPE, verified=verify, files=len(digests)),
+    )
 
 # %% ../nbs/01_data.ipynb #bc81091a
-def read_uci_har(path,  # 'UCI HAR Dataset' folder, its zip, or the UCI download zip nesting it
-                 verify: bool = True  # check labels by sha256 and signals by git blob id
-                ) -> HARWindows:
+def read_uci_har(
+    path,  # 'UCI HAR Dataset' folder, its zip, or the UCI download zip nesting it
+    verify: bool = True,  # check labels by sha256 and signals by git blob id
+) -> HARWindows:
     "The windows of the official UCI HAR archive, train then test."
     tree = _open_checked(path, 'train/y_train.txt')
     digests, xs, ys, subjects = {}, [], [], []
+
     def read(rel):
-        expected = dict(sha256=UCI_HAR_FILES.get(rel), git_blobs=UCI_HAR_SIGNAL_BLOBS.get(rel, ())) if verify else {}
+        expected = (
+            dict(sha256=UCI_HAR_FILES.get(rel), git_blobs=UCI_HAR_SIGNAL_BLOBS.get(rel, ()))
+            if verify
+            else {}
+        )
         data, digests[rel] = _read_checked(tree, rel, **expected)
         return data
+
     for split in ('train', 'test'):
         y = parse_table(read(f'{split}/y_{split}.txt'), np.int64)[:, 0]
         subject = parse_table(read(f'{split}/subject_{split}.txt'), np.int64)[:, 0]
-        x = np.stack([parse_table(read(f'{split}/Inertial Signals/{s}_{split}.txt')) for s in HAR_SIGNALS], -1)
+        x = np.stack(
+            [parse_table(read(f'{split}/Inertial Signals/{s}_{split}.txt')) for s in HAR_SIGNALS],
+            -1,
+        )
         if not (x.shape[0] == len(y) == len(subject)) or x.shape[1] != HAR_L:
-            raise ValueError(f"{path}: {split}: {x.shape[0]} signal rows of {x.shape[1]} values, {len(y)} labels, "
-                             f"{len(subject)} volunteers; expected equal counts and {HAR_L} values per row")
-        if not np.isin(y, np.arange(1, len(HAR_CLASSES) + 1)).all(): raise ValueError(f"{path}: {split}: labels outside 1..6")
-        xs.append(x.astype(np.float32)); ys.append(y - 1); subjects.append(subject)
-    return HARWindows(x=np.concatenate(xs), y=np.concatenate(ys), subject=np.concatenate(subjects), source='uci',
-                      fingerprint=_content_fingerprint(digests), meta=dict(verified=verify, files=len(digests)))
+            raise ValueError(
+                f"{path}: {split}: {x.shape[0]} signal rows of {x.shape[1]} values, {len(y)} "
+                "labels, "
+                f"{len(subject)} volunteers; expected equal counts and {HAR_L} values per row"
+            )
+        if not np.isin(y, np.arange(1, len(HAR_CLASSES) + 1)).all():
+            raise ValueError(f"{path}: {split}: labels outside 1..6")
+        xs.append(x.astype(np.float32))
+        ys.append(y - 1)
+        subjects.append(subject)
+    return HARWindows(
+        x=np.concatenate(xs),
+        y=np.concatenate(ys),
+        subject=np.concatenate(subjects),
+        source='uci',
+        fingerprint=_content_fingerprint(digests),
+        meta=dict(verified=verify, files=len(digests)),
+    )
 
 # %% ../nbs/01_data.ipynb #51f1e2db
 HAR_SOURCES = {
-    'hapt': dict(paths=('hapt/HAPT_Data_Set.zip', 'hapt/HAPT Data Set'), url=HAPT_URL, download_to='hapt/HAPT_Data_Set.zip'),
-    'uci': dict(paths=('uci_har/UCI HAR Dataset.zip', 'uci_har/UCI HAR Dataset', 'uci_har/human+activity+recognition+using+smartphones.zip'),
-                url=UCI_HAR_URL, download_to='uci_har/human+activity+recognition+using+smartphones.zip'),
+    'hapt': dict(
+        paths=('hapt/HAPT_Data_Set.zip', 'hapt/HAPT Data Set'),
+        url=HAPT_URL,
+        download_to='hapt/HAPT_Data_Set.zip',
+    ),
+    'uci': dict(
+        paths=(
+            'uci_har/UCI HAR Dataset.zip',
+            'uci_har/UCI HAR Dataset',
+            'uci_har/human+activity+recognition+using+smartphones.zip',
+        ),
+        url=UCI_HAR_URL,
+        download_to='uci_har/human+activity+recognition+using+smartphones.zip',
+    ),
 }
 
 # %% ../nbs/01_data.ipynb #fa5bcdce
 def _source(source):
-    if source not in HAR_SOURCES: raise ValueError(f"unknown HAR source {source!r}: use one of {list(HAR_SOURCES)}")
+    if source not in HAR_SOURCES:
+        raise ValueError(f"unknown HAR source {source!r}: use one of {list(HAR_SOURCES)}")
     return HAR_SOURCES[source]
 
 # %% ../nbs/01_data.ipynb #e470f256
-def har_path(source: str = 'hapt',  # 'hapt' or 'uci'
-             root=None  # data root; default data_dir()
-            ) -> Path | None:
+def har_path(
+    source: str = 'hapt',  # 'hapt' or 'uci'
+    root=None,  # data root; default data_dir()
+) -> Path | None:
     "The first existing location of `source` under `root`, or None."
     root = Path(root) if root is not None else data_dir()
     return next((root / p for p in _source(source)['paths'] if (root / p).exists()), None)
@@ -371,84 +521,126 @@ def _missing(source, root) -> FileNotFoundError:
     want = ' or '.join(str(root / p) for p in spec['paths'])
     return FileNotFoundError(
         f"HAR source {source!r} not found: expected {want} (data root {root}; it is $PRISM_DATA, "
-        f"now {os.environ.get('PRISM_DATA', 'unset')!s}, or <repo>/data when unset). Put the file there, point PRISM_DATA at the "
-        f"folder that holds {spec['paths'][0].split('/')[0]}/, or call load_har({source!r}, download=True) to fetch {spec['url']}")
+        f"now {os.environ.get('PRISM_DATA', 'unset')!s}, or <repo>/data when unset). Put the file "
+        "there, point PRISM_DATA at the "
+        f"folder that holds {spec['paths'][0].split('/')[0]}/, or call load_har({source!r}, "
+        f"download=True) to fetch {spec['url']}"
+    )
 
 # %% ../nbs/01_data.ipynb #89609e3f
-def download_file(url: str,  # http(s) or file:// URL
-                  dest,  # final path
-                  check=None  # called with the temporary file's path; raises to reject it
-                 ) -> Path:
+def download_file(
+    url: str,  # http(s) or file:// URL
+    dest,  # final path
+    check=None,  # called with the temporary file's path; raises to reject it
+) -> Path:
     "Download `url` to `dest` with a progress bar, moving it into place only after `check` passes."
+
     def _write(tmp):
         with urllib.request.urlopen(url) as r, open(tmp, 'wb') as f:
             size = int(r.headers.get('Content-Length') or 0) or None
-            with tqdm(total=size, unit='B', unit_scale=True, unit_divisor=1024, desc=Path(dest).name) as bar:
-                for chunk in iter(lambda: r.read(1 << 20), b''): f.write(chunk); bar.update(len(chunk))
-        if check is not None: check(tmp)
+            with tqdm(
+                total=size, unit='B', unit_scale=True, unit_divisor=1024, desc=Path(dest).name
+            ) as bar:
+                for chunk in iter(lambda: r.read(1 << 20), b''):
+                    f.write(chunk)
+                    bar.update(len(chunk))
+        if check is not None:
+            check(tmp)
+
     return atomic_write(dest, _write)
 
 # %% ../nbs/01_data.ipynb #053cce0f
 def _check_files(source, path, verify=True):
-    "Check the files that `source` reads from `path` (no parsing); raise ChecksumError on a mismatch."
+    "Check the files `source` reads from `path` (no parsing); raise ChecksumError on a mismatch."
     if source == 'hapt':
-        if Path(path).is_file() and sha256_file(path) == HAPT_SHA256: return
+        if Path(path).is_file() and sha256_file(path) == HAPT_SHA256:
+            return
         tree = _open_checked(path, 'RawData/labels.txt', HAPT_SHA256)
         for rel, digest in HAPT_FILES.items():
-            if rel.startswith('RawData/'): _read_checked(tree, rel, sha256=digest if verify else None)
+            if rel.startswith('RawData/'):
+                _read_checked(tree, rel, sha256=digest if verify else None)
     else:
         tree = _open_checked(path, 'train/y_train.txt')
         for rel in [*UCI_HAR_FILES, *UCI_HAR_SIGNAL_BLOBS]:
-            _read_checked(tree, rel, **(dict(sha256=UCI_HAR_FILES.get(rel), git_blobs=UCI_HAR_SIGNAL_BLOBS.get(rel, ())) if verify else {}))
+            _read_checked(
+                tree,
+                rel,
+                **(
+                    dict(sha256=UCI_HAR_FILES.get(rel), git_blobs=UCI_HAR_SIGNAL_BLOBS.get(rel, ()))
+                    if verify
+                    else {}
+                ),
+            )
 
 # %% ../nbs/01_data.ipynb #cc14ce50
 def _archive_digest(path) -> str:
     "sha256 of a file, or of the (path, sha256) list of the files under a folder."
     path = Path(path)
-    if path.is_file(): return sha256_file(path)
+    if path.is_file():
+        return sha256_file(path)
     files = sorted(p for p in path.rglob('*') if p.is_file() and not p.name.startswith('.'))
-    return sha256_bytes(''.join(f'{sha256_file(p)}  {p.relative_to(path).as_posix()}\n' for p in files).encode())
+    return sha256_bytes(
+        ''.join(f'{sha256_file(p)}  {p.relative_to(path).as_posix()}\n' for p in files).encode()
+    )
 
 # %% ../nbs/01_data.ipynb #a0f8bd4e
-def har_cache_path(source: str,  # 'hapt' or 'uci'
-                   path,  # the archive or folder the windows are built from
-                   verify: bool = True,  # unverified builds are cached apart
-                   digest: str | None = None  # `_archive_digest(path)` when already known
-                  ) -> Path:
+def har_cache_path(
+    source: str,  # 'hapt' or 'uci'
+    path,  # the archive or folder the windows are built from
+    verify: bool = True,  # unverified builds are cached apart
+    digest: str | None = None,  # `_archive_digest(path)` when already known
+) -> Path:
     "Where the windows built from `path` are cached: keyed by source, archive checksum and recipe."
-    recipe = sha256_bytes(f"{HAPT_RECIPE if source == 'hapt' else 'as published'};cache format 2".encode())[:8]
+    recipe = sha256_bytes(
+        f"{HAPT_RECIPE if source == 'hapt' else 'as published'};cache format 2".encode()
+    )[:8]
     digest = digest or _archive_digest(path)
     return cache_dir() / f"har_{source}_{digest[:16]}_{recipe}{'' if verify else '_unverified'}.npz"
 
 # %% ../nbs/01_data.ipynb #06644a0e
-def load_har(source: str = 'hapt',  # 'hapt' (rebuild from raw recordings) or 'uci' (official archive)
-             root=None,  # data root; default data_dir() ($PRISM_DATA)
-             download: bool = False,  # fetch the archive from its public home when it is missing
-             path=None,  # explicit archive or folder, instead of looking under `root`
-             verify: bool = True,  # check every file read against its known checksum
-             url: str | None = None  # download from here instead of the public home (mirrors, tests)
-            ) -> HARWindows:
+def load_har(
+    source: str = 'hapt',  # 'hapt' (rebuild from raw recordings) or 'uci' (official archive)
+    root=None,  # data root; default data_dir() ($PRISM_DATA)
+    download: bool = False,  # fetch the archive from its public home when it is missing
+    path=None,  # explicit archive or folder, instead of looking under `root`
+    verify: bool = True,  # check every file read against its known checksum
+    url: str | None = None,  # download from here instead of the public home (mirrors, tests)
+) -> HARWindows:
     "All HAR windows of `source`, built once and then read from the cache."
     spec = _source(source)
     root = Path(root) if root is not None else data_dir()
     if path is not None:
         path = Path(path)
-        if not path.exists(): raise FileNotFoundError(f"{path} not found (the `path` given for HAR source {source!r})")
-    else: path = har_path(source, root)
+        if not path.exists():
+            raise FileNotFoundError(
+                f"{path} not found (the `path` given for HAR source {source!r})"
+            )
+    else:
+        path = har_path(source, root)
     if path is None:
-        if not download: raise _missing(source, root)
-        path = download_file(url or spec['url'], root / spec['download_to'], check=lambda tmp: _check_files(source, tmp, verify))
+        if not download:
+            raise _missing(source, root)
+        path = download_file(
+            url or spec['url'],
+            root / spec['download_to'],
+            check=lambda tmp: _check_files(source, tmp, verify),
+        )
     digest = _archive_digest(path)
+
     def build():
         w = build_hapt_windows(path, verify) if source == 'hapt' else read_uci_har(path, verify)
         w.meta.update(archive=path.name, archive_sha256=digest)
         return w.arrays()
-    return HARWindows.from_arrays(cached_arrays(har_cache_path(source, path, verify, digest), build))
+
+    return HARWindows.from_arrays(
+        cached_arrays(har_cache_path(source, path, verify, digest), build)
+    )
 
 # %% ../nbs/01_data.ipynb #228cac29
 @dataclass
 class HARSplits:
-    "HAR-C's train / validation / test splits as fully observed ISMTS batches, with their provenance."
+    "HAR-C's train / validation / test splits as fully observed ISMTS batches, with provenance."
+
     train: ISMTS
     val: ISMTS
     test: ISMTS
@@ -462,39 +654,64 @@ class HARSplits:
     seed: int
 
     def __repr__(self):
-        return (f"HARSplits(source={self.source!r}, channels={list(self.channels)}, train={len(self.train)}, "
-                f"val={len(self.val)}, test={len(self.test)}, val_subjects={list(self.val_subjects)}, seed={self.seed})")
+        return (
+            f"HARSplits(source={self.source!r}, channels={list(self.channels)}, "
+            f"train={len(self.train)}, "
+            f"val={len(self.val)}, test={len(self.test)}, val_subjects={list(self.val_subjects)}, "
+            f"seed={self.seed})"
+        )
 
-    def stats(self, rate: float = 0.2  # HAR-C observation rate
-             ) -> pd.Series:
+    def stats(
+        self,
+        rate: float = 0.2,  # HAR-C observation rate
+    ) -> pd.Series:
         "The HAR-C column of the paper's dataset-statistics table, computed from the splits."
         B, L, D = self.train.shape
         n = [len(self.train), len(self.val), len(self.test)]
         classes = torch.unique(torch.cat([self.train.y, self.val.y, self.test.y])).numel()
         dt = float(self.train.t[0, 1] - self.train.t[0, 0])
         k = math.floor(L * rate)
-        return pd.Series({'Task': 'Activity recognition', '# Classes': classes, '# Features F': D,
-                          'Sequence length T': L, 'Time window': f"{L * dt:.2f} s",
-                          'Observed fraction': f"{rate:.0%} ({k}/{L} steps)",
-                          'Train': n[0], 'Val': n[1], 'Test': n[2], 'Total': sum(n)}, name='HAR-C')
+        return pd.Series(
+            {
+                'Task': 'Activity recognition',
+                '# Classes': classes,
+                '# Features F': D,
+                'Sequence length T': L,
+                'Time window': f"{L * dt:.2f} s",
+                'Observed fraction': f"{rate:.0%} ({k}/{L} steps)",
+                'Train': n[0],
+                'Val': n[1],
+                'Test': n[2],
+                'Total': sum(n),
+            },
+            name='HAR-C',
+        )
 
 # %% ../nbs/01_data.ipynb #37944c96
 def _ismts(x, y, subject) -> ISMTS:
     v = torch.from_numpy(np.ascontiguousarray(x, np.float32))
     t = (torch.arange(x.shape[1], dtype=torch.float32) / HAR_FS).expand(len(x), -1).contiguous()
-    return ISMTS(v, torch.ones_like(v), t, torch.from_numpy(y.astype(np.int64)), torch.from_numpy(subject.astype(np.int64) - 1))
+    return ISMTS(
+        v,
+        torch.ones_like(v),
+        t,
+        torch.from_numpy(y.astype(np.int64)),
+        torch.from_numpy(subject.astype(np.int64) - 1),
+    )
 
 # %% ../nbs/01_data.ipynb #4b8d9bbd
-def har_splits(w: HARWindows,  # all windows of a source
-               channels='acc_gyro',  # channel set name or list of HAR_SIGNALS names
-               seed: int = 0,  # draws the validation volunteers
-               val_frac: float = 0.2  # share of the training volunteers held out for validation
-              ) -> HARSplits:
-    "Split by volunteer (official test volunteers; seeded validation volunteers) and standardize with training stats."
+def har_splits(
+    w: HARWindows,  # all windows of a source
+    channels='acc_gyro',  # channel set name or list of HAR_SIGNALS names
+    seed: int = 0,  # draws the validation volunteers
+    val_frac: float = 0.2,  # share of the training volunteers held out for validation
+) -> HARSplits:
+    "Split by volunteer (official test; seeded validation volunteers), standardize by train stats."
     names = channel_names(channels)
     pool = np.setdiff1d(np.unique(w.subject), HAR_TEST_SUBJECTS)  # training volunteers present
     n_val = round(val_frac * len(pool))
-    if not 0 <= n_val < len(pool): raise ValueError(f"val_frac={val_frac} leaves no training volunteers out of {len(pool)}")
+    if not 0 <= n_val < len(pool):
+        raise ValueError(f"val_frac={val_frac} leaves no training volunteers out of {len(pool)}")
     rng = np.random.default_rng(derive_seed(seed, 'har_val_subjects'))
     val_subjects = tuple(sorted(int(s) for s in rng.choice(pool, n_val, replace=False)))
     x = w.x[:, :, [HAR_SIGNALS.index(c) for c in names]]
@@ -502,45 +719,84 @@ def har_splits(w: HARWindows,  # all windows of a source
     is_train = ~is_test & ~is_val
     mean = x[is_train].mean((0, 1), dtype=np.float64)
     std = x[is_train].std((0, 1), dtype=np.float64)
-    std = np.where(std > 0, std, 1.)  # a constant channel is left centred, not divided by 0
+    std = np.where(std > 0, std, 1.0)  # a constant channel is left centred, not divided by 0
     z = ((x - mean) / std).astype(np.float32)
     part = lambda sel: _ismts(z[sel], w.y[sel], w.subject[sel])
-    return HARSplits(part(is_train), part(is_val), part(is_test), names, mean, std, val_subjects,
-                     tuple(sorted(set(HAR_TEST_SUBJECTS) & set(w.subject.tolist()))), w.source, w.fingerprint, seed)
+    return HARSplits(
+        part(is_train),
+        part(is_val),
+        part(is_test),
+        names,
+        mean,
+        std,
+        val_subjects,
+        tuple(sorted(set(HAR_TEST_SUBJECTS) & set(w.subject.tolist()))),
+        w.source,
+        w.fingerprint,
+        seed,
+    )
 
 # %% ../nbs/01_data.ipynb #60866b06
-def read_uci_har_labels(path=None,  # labels-only zip, full UCI HAR archive or folder; default <data root>/UCI_HAR_Dataset_labels_only.zip
-                        verify: bool = True  # check the label files' sha256
-                       ) -> pd.DataFrame:
+def read_uci_har_labels(
+    path=None,  # labels-only zip, UCI HAR archive or folder; default: labels-only zip in data root
+    verify: bool = True,  # check the label files' sha256
+) -> pd.DataFrame:
     "UCI HAR's window labels: one row per window with split, y (0..5) and subject."
     path = Path(path) if path is not None else data_dir() / 'UCI_HAR_Dataset_labels_only.zip'
-    if not path.exists(): raise FileNotFoundError(f"UCI HAR labels not found at {path}")
-    tree = _open_checked(path, 'train/y_train.txt', UCI_LABELS_SHA256 if path.name == 'UCI_HAR_Dataset_labels_only.zip' else None)
+    if not path.exists():
+        raise FileNotFoundError(f"UCI HAR labels not found at {path}")
+    tree = _open_checked(
+        path,
+        'train/y_train.txt',
+        UCI_LABELS_SHA256 if path.name == 'UCI_HAR_Dataset_labels_only.zip' else None,
+    )
     parts = []
     for split in ('train', 'test'):
-        cols = {k: parse_table(_read_checked(tree, f'{split}/{k}_{split}.txt', **(
-                    dict(sha256=UCI_HAR_FILES[f'{split}/{k}_{split}.txt']) if verify else {}))[0], np.int64)[:, 0]
-                for k in ('y', 'subject')}
+        cols = {
+            k: parse_table(
+                _read_checked(
+                    tree,
+                    f'{split}/{k}_{split}.txt',
+                    **(dict(sha256=UCI_HAR_FILES[f'{split}/{k}_{split}.txt']) if verify else {}),
+                )[0],
+                np.int64,
+            )[:, 0]
+            for k in ('y', 'subject')
+        }
         parts.append(pd.DataFrame(dict(split=split, y=cols['y'] - 1, subject=cols['subject'])))
     return pd.concat(parts, ignore_index=True)
 
 # %% ../nbs/01_data.ipynb #87a6d974
-def uci_count_table(w: HARWindows,  # rebuilt (or any) windows
-                    uci: pd.DataFrame | None = None  # UCI HAR labels; default read_uci_har_labels()
-                   ) -> pd.DataFrame:
+def uci_count_table(
+    w: HARWindows,  # rebuilt (or any) windows
+    uci: pd.DataFrame | None = None,  # UCI HAR labels; default read_uci_har_labels()
+) -> pd.DataFrame:
     "Window counts per class and per volunteer, `w` beside UCI HAR."
     uci = read_uci_har_labels() if uci is None else uci
     ours = pd.DataFrame(dict(y=w.y, subject=w.subject))
+
     def block(by, key, names):
         a, b = ours[key].value_counts(), uci[key].value_counts()
         keys = sorted(set(a.index) | set(b.index))
-        return pd.DataFrame({'rebuilt': a.reindex(keys, fill_value=0).to_numpy(), 'uci': b.reindex(keys, fill_value=0).to_numpy()},
-                            index=pd.MultiIndex.from_tuples([(by, names(k)) for k in keys], names=['by', 'name']))
+        return pd.DataFrame(
+            {
+                'rebuilt': a.reindex(keys, fill_value=0).to_numpy(),
+                'uci': b.reindex(keys, fill_value=0).to_numpy(),
+            },
+            index=pd.MultiIndex.from_tuples([(by, names(k)) for k in keys], names=['by', 'name']),
+        )
+
     split = lambda s: 'test' if s in HAR_TEST_SUBJECTS else 'train'
-    tab = pd.concat([block('class', 'y', lambda k: HAR_CLASSES[k]),
-                     block('volunteer', 'subject', lambda k: f'{k} ({split(k)})'),
-                     pd.DataFrame({'rebuilt': [len(ours)], 'uci': [len(uci)]},
-                                  index=pd.MultiIndex.from_tuples([('total', 'all')], names=['by', 'name']))])
+    tab = pd.concat(
+        [
+            block('class', 'y', lambda k: HAR_CLASSES[k]),
+            block('volunteer', 'subject', lambda k: f'{k} ({split(k)})'),
+            pd.DataFrame(
+                {'rebuilt': [len(ours)], 'uci': [len(uci)]},
+                index=pd.MultiIndex.from_tuples([('total', 'all')], names=['by', 'name']),
+            ),
+        ]
+    )
     tab['diff'] = tab.rebuilt - tab.uci
     tab['rel_diff_%'] = (100 * tab['diff'] / tab.uci).round(2)
     return tab

@@ -23,84 +23,134 @@ def model_device(model: nn.Module) -> torch.device:
     return p.device if p is not None else torch.device('cpu')
 
 # %% ../nbs/06_engine.ipynb #9e08412e
-def check_device(device=None,  # 'cpu', 'cuda', 'cuda:N', 'mps', a torch.device; None or 'auto': the rule below
-                 model: nn.Module | None = None  # a model whose device is the default
-                ) -> torch.device:
-    "The device to use: `device` (checked), else `$PRISM_DEVICE`, else `model`'s device, else a GPU when present."
-    if device is None and os.environ.get('PRISM_DEVICE'): device = os.environ['PRISM_DEVICE']
+def check_device(
+    device=None,  # 'cpu', 'cuda', 'cuda:N', 'mps', a torch.device; None or 'auto': the rule below
+    model: nn.Module | None = None,  # a model whose device is the default
+) -> torch.device:
+    "The device: `device` (checked), else `$PRISM_DEVICE`, else `model`'s, else a GPU when present."
+    if device is None and os.environ.get('PRISM_DEVICE'):
+        device = os.environ['PRISM_DEVICE']
     if device is None or device == 'auto':
-        if model is not None and device is None: return model_device(model)
+        if model is not None and device is None:
+            return model_device(model)
         return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
-    try: dev = torch.device(device)
-    except (RuntimeError, TypeError) as e: raise ConfigError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r} ({e})") from None
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as e:
+        raise ConfigError(
+            f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r} ({e})"
+        ) from None
     if dev.type == 'cuda':
-        if not torch.cuda.is_available(): raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
+        if not torch.cuda.is_available():
+            raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
         if dev.index is not None and dev.index >= torch.cuda.device_count():
             raise ConfigError(f"device {device!r}: only {torch.cuda.device_count()} GPU(s) visible")
     elif dev.type == 'mps':
-        if not torch.backends.mps.is_available(): raise ConfigError(f"device {device!r}: Apple's MPS backend is not available on this machine")
-    elif dev.type != 'cpu': raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
+        if not torch.backends.mps.is_available():
+            raise ConfigError(
+                f"device {device!r}: Apple's MPS backend is not available on this machine"
+            )
+    elif dev.type != 'cpu':
+        raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
     return dev
+
 
 def default_device(model: nn.Module | None = None) -> torch.device:
     "Where `model` trains when no device is given: `check_device(None, model)`."
     return check_device(None, model)
 
 # %% ../nbs/06_engine.ipynb #004f6dd7
-os.environ.setdefault('CUBLAS_WORKSPACE_CONFIG', ':4096:8')  # cuBLAS reads it once, when CUDA starts
+os.environ.setdefault(
+    'CUBLAS_WORKSPACE_CONFIG', ':4096:8'
+)  # cuBLAS reads it once, when CUDA starts
+
 
 @contextlib.contextmanager
-def deterministic_mode(on: bool = True  # False: leave torch's settings as they are
-                      ) -> Iterator[None]:
-    "Within the block, deterministic kernels only (raising where torch has none) and no cuDNN autotuning; restored after."
-    saved = (torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
+def deterministic_mode(
+    on: bool = True,  # False: leave torch's settings as they are
+) -> Iterator[None]:
+    "In the block, deterministic kernels only (raising where none), no cuDNN autotuning; restored."
+    saved = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.backends.cudnn.deterministic,
+        torch.backends.cudnn.benchmark,
+    )
     if on:
         torch.use_deterministic_algorithms(True)
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
-    try: yield
+    try:
+        yield
     finally:
         torch.use_deterministic_algorithms(saved[0])
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = saved[1], saved[2]
 
 # %% ../nbs/06_engine.ipynb #4dd9248a
 def device_facts(device) -> dict:
-    "Where a run happened: the device, and for a GPU its name, compute capability, memory and the CUDA/cuDNN versions."
+    "Where a run happened: device, and for a GPU its name, capability, memory, CUDA/cuDNN versions."
     device = torch.device(device)
     facts = dict(device=str(device))
     if device.type == 'cuda':
-        props = torch.cuda.get_device_properties(device.index if device.index is not None else torch.cuda.current_device())
-        facts.update(gpu=props.name, capability=f'{props.major}.{props.minor}', gpu_memory_gib=round(props.total_memory / 2**30, 1),
-                     cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version())
+        props = torch.cuda.get_device_properties(
+            device.index if device.index is not None else torch.cuda.current_device()
+        )
+        facts.update(
+            gpu=props.name,
+            capability=f'{props.major}.{props.minor}',
+            gpu_memory_gib=round(props.total_memory / 2**30, 1),
+            cuda=torch.version.cuda,
+            cudnn=torch.backends.cudnn.version(),
+        )
     return facts
 
 # %% ../nbs/06_engine.ipynb #ab8230c9
 def _cpu_model() -> str:
     "The processor's model name (from /proc/cpuinfo where there is one)."
     import platform
+
     try:
         for line in open('/proc/cpuinfo'):
-            if line.startswith('model name'): return line.split(':', 1)[1].strip()
-    except OSError: pass
+            if line.startswith('model name'):
+                return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
     return platform.processor() or platform.machine()
 
-def cpu_facts(seconds: float = 0.1  # how long to measure the matrix-product throughput
-             ) -> dict:
-    "The CPU a run used: model, torch's capability (e.g. AVX2), logical cores, threads, measured float32 GFLOP/s."
+
+def cpu_facts(
+    seconds: float = 0.1,  # how long to measure the matrix-product throughput
+) -> dict:
+    "The CPU a run used: model, torch's capability (e.g. AVX2), cores, threads, float32 GFLOP/s."
     n, a = 256, torch.randn(256, 256)
     done, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds: a @ a; done += 1
-    return dict(model=_cpu_model(), capability=torch.backends.cpu.get_cpu_capability(), cores=os.cpu_count(),
-                threads=torch.get_num_threads(), float32_gflops=round(2 * n ** 3 * done / (time.perf_counter() - t0) / 1e9, 1))
+    while time.perf_counter() - t0 < seconds:
+        a @ a
+        done += 1
+    return dict(
+        model=_cpu_model(),
+        capability=torch.backends.cpu.get_cpu_capability(),
+        cores=os.cpu_count(),
+        threads=torch.get_num_threads(),
+        float32_gflops=round(2 * n**3 * done / (time.perf_counter() - t0) / 1e9, 1),
+    )
 
 # %% ../nbs/06_engine.ipynb #e786db08
 @torch.no_grad()
-def predict_logits(model: nn.Module,  # has `predict(v, m, t) -> [B, C]`
-                   x: ISMTS,  # windows to score, on any device
-                   batch_size: int = 1024) -> torch.Tensor:
+def predict_logits(
+    model: nn.Module,  # has `predict(v, m, t) -> [B, C]`
+    x: ISMTS,  # windows to score, on any device
+    batch_size: int = 1024,
+) -> torch.Tensor:
     "Logits [N, C] of `x`, in eval mode and in chunks, on the model's device."
-    model.eval(); dev = model_device(model)
-    out = [model.predict(x.v[i:i + batch_size].to(dev), x.m[i:i + batch_size].to(dev), x.t[i:i + batch_size].to(dev))
-           for i in range(0, len(x), batch_size)]
+    model.eval()
+    dev = model_device(model)
+    out = [
+        model.predict(
+            x.v[i : i + batch_size].to(dev),
+            x.m[i : i + batch_size].to(dev),
+            x.t[i : i + batch_size].to(dev),
+        )
+        for i in range(0, len(x), batch_size)
+    ]
     return torch.cat(out)
 
 # %% ../nbs/06_engine.ipynb #78f30794
@@ -109,16 +159,19 @@ def predict(model: nn.Module, x: ISMTS, batch_size: int = 1024) -> torch.Tensor:
     return predict_logits(model, x, batch_size).argmax(1)
 
 # %% ../nbs/06_engine.ipynb #35153308
-def percent_correct(pred: torch.Tensor,  # predicted classes [N]
-                    y: torch.Tensor  # labels [N]
-                   ) -> float:
+def percent_correct(
+    pred: torch.Tensor,  # predicted classes [N]
+    y: torch.Tensor,  # labels [N]
+) -> float:
     "Share of predictions equal to the labels, in percent."
     return (pred.cpu() == y.cpu()).float().mean().item() * 100
 
 # %% ../nbs/06_engine.ipynb #03cf8ca3
-def class_accuracies(pred: torch.Tensor,  # predicted classes [N]
-                     y: torch.Tensor,  # labels [N]
-                     n_classes: int) -> list:
+def class_accuracies(
+    pred: torch.Tensor,  # predicted classes [N]
+    y: torch.Tensor,  # labels [N]
+    n_classes: int,
+) -> list:
     "Accuracy (%) within each class 0..n_classes-1 (nan for a class with no windows)."
     pred, y = pred.cpu(), y.cpu()
     return [percent_correct(pred[y == c], y[y == c]) for c in range(n_classes)]
@@ -129,41 +182,48 @@ def accuracy(model: nn.Module, x: ISMTS, batch_size: int = 1024) -> float:
     return percent_correct(predict(model, x, batch_size), x.y)
 
 # %% ../nbs/06_engine.ipynb #bda8ab98
-def shuffled_batches(n: int,  # windows in the epoch
-                     batch_size: int,
-                     g: torch.Generator,  # draws the order
-                     domains=None  # unused: the signature of per-domain samplers
-                    ) -> list:
-    "Index tensors of one epoch of shuffled mini-batches (the last, incomplete one dropped when n > batch_size)."
+def shuffled_batches(
+    n: int,  # windows in the epoch
+    batch_size: int,
+    g: torch.Generator,  # draws the order
+    domains=None,  # unused: the signature of per-domain samplers
+) -> list:
+    "Index tensors of one epoch of shuffled mini-batches (last incomplete one dropped if n > bs)."
     perm = torch.randperm(n, generator=g)
     stop = n - n % batch_size if n > batch_size else n
     return list(perm[:stop].split(batch_size))
 
 # %% ../nbs/06_engine.ipynb #cfcc3dd1
-def _fmt(v): return f'{v:.4g}' if isinstance(v, float) else str(v)
+def _fmt(v):
+    return f'{v:.4g}' if isinstance(v, float) else str(v)
 
 # %% ../nbs/06_engine.ipynb #9cf1910f
-def train_epochs(model: nn.Module,  # its weights are selected and restored
-                 step: Callable,  # `step(idx) -> {loss name: 0-d tensor or float}`: one update on the windows `idx`
-                 n: int,  # windows per epoch
-                 epochs: int,  # maximum epochs
-                 batch_size: int,
-                 g: torch.Generator,  # draws the batch order
-                 evaluate: Callable | None = None,  # `evaluate() -> dict` with the score under `score_key`; None: no selection
-                 score_key: str = 'val_acc',
-                 maximize: bool = True,  # higher score is better
-                 patience: int | None = None,  # stop after this many epochs without a better score; None: never
-                 batches: Callable = shuffled_batches,  # `batches(n, batch_size, g, domains=...)`
-                 domains=None,  # domain id per window [n], for per-domain samplers
-                 sync: Callable | None = None,  # waits for the device to finish (GPU timings)
-                 device=None,  # where `step` wants its indices (moved there once per epoch); None: as drawn, on the CPU
-                 progress: bool = True,  # print one line per epoch
-                 desc: str = 'train') -> dict:
-    "Run the epochs, select the best by `evaluate`, restore it; the log (history, selected epoch, best score, seconds per epoch)."
-    if epochs < 1: raise ValueError(f"{desc}: epochs must be >= 1, got {epochs}")
-    best, best_state, best_epoch, wait, history, seconds = None, None, -1, 0, [], 0.
+def train_epochs(
+    model: nn.Module,  # its weights are selected and restored
+    step: Callable,  # `step(idx) -> {loss name: 0-d tensor or float}`: one update on windows `idx`
+    n: int,  # windows per epoch
+    epochs: int,  # maximum epochs
+    batch_size: int,
+    g: torch.Generator,  # draws the batch order
+    evaluate: Callable | None = None,  # `evaluate() -> dict` with `score_key`; None: no selection
+    score_key: str = 'val_acc',
+    maximize: bool = True,  # higher score is better
+    patience: int | None = None,  # stop after this many epochs without a better score; None: never
+    batches: Callable = shuffled_batches,  # `batches(n, batch_size, g, domains=...)`
+    domains=None,  # domain id per window [n], for per-domain samplers
+    sync: Callable | None = None,  # waits for the device to finish (GPU timings)
+    device=None,  # where `step` wants its indices (moved there per epoch); None: as drawn (CPU)
+    progress: bool = True,  # print one line per epoch
+    desc: str = 'train',
+) -> dict:
+    "Run the epochs, select the best by `evaluate`, restore it; the log (history, epoch, score, s)."
+    if epochs < 1:
+        raise ValueError(f"{desc}: epochs must be >= 1, got {epochs}")
+    best, best_state, best_epoch, wait, history, seconds = None, None, -1, 0, [], 0.0
     for epoch in range(epochs):
-        model.train(); start = time.perf_counter(); sums = {}
+        model.train()
+        start = time.perf_counter()
+        sums = {}
         idxs = batches(n, batch_size, g, domains=domains)
         if device is not None and len(idxs) and torch.device(device).type != 'cpu':
             idxs = list(torch.cat(idxs).to(device).split([len(i) for i in idxs]))
@@ -171,50 +231,90 @@ def train_epochs(model: nn.Module,  # its weights are selected and restored
             for k, v in step(idx).items():
                 v = v.detach().double() if torch.is_tensor(v) else v
                 sums[k] = sums[k] + v if k in sums else v
-        if sync: sync()
-        secs = time.perf_counter() - start; seconds += secs
+        if sync:
+            sync()
+        secs = time.perf_counter() - start
+        seconds += secs
         entry = {'epoch': epoch, **{k: float(v) / max(len(idxs), 1) for k, v in sums.items()}}
         if evaluate is not None:
             entry.update(evaluate())
             score = entry[score_key]
             if best is None or (score > best if maximize else score < best):
-                best, best_epoch, wait, best_state = score, epoch, 0, copy.deepcopy(model.state_dict())
-            else: wait += 1
-        else: best_epoch = epoch
+                best, best_epoch, wait, best_state = (
+                    score,
+                    epoch,
+                    0,
+                    copy.deepcopy(model.state_dict()),
+                )
+            else:
+                wait += 1
+        else:
+            best_epoch = epoch
         history.append({**entry, 'seconds': secs})
         if progress:
             shown = ' '.join(f'{k} {_fmt(v)}' for k, v in entry.items() if k != 'epoch')
             sel = f' (best {_fmt(best)} @ {best_epoch})' if evaluate is not None else ''
             print(f'{desc} epoch {epoch + 1}/{epochs}: {shown}{sel} {secs:.1f} s', flush=True)
-        if evaluate is not None and patience is not None and wait >= patience: break
-    if best_state is not None: model.load_state_dict(best_state)
-    return dict(history=history, selected_epoch=best_epoch, best_score=best, epochs_run=len(history),
-                seconds_per_epoch=seconds / max(len(history), 1))
+        if evaluate is not None and patience is not None and wait >= patience:
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return dict(
+        history=history,
+        selected_epoch=best_epoch,
+        best_score=best,
+        epochs_run=len(history),
+        seconds_per_epoch=seconds / max(len(history), 1),
+    )
 
 # %% ../nbs/06_engine.ipynb #d3348cd6
-def fit(algo: nn.Module,  # an `Algorithm`: `update(batch) -> losses`, `predict(v, m, t)`
-        train: ISMTS, val: ISMTS,  # source training and validation windows
-        epochs: int = 100,  # maximum passes over the source windows
-        batch_size: int = 64,
-        patience: int = 10,  # stop after this many epochs without a better validation score
-        seed: int = 0,  # fixes the batch order
-        device=None,  # where to train (the model is moved there and stays); default: `$PRISM_DEVICE`, else where the model is
-        progress: bool = True,  # one line per epoch
-        score=None,  # validation score to maximize, `score(algo, val) -> float`; default: accuracy in percent
-        bf16: bool = False  # training steps under bfloat16 autocast (off by default; runs and records never use it)
-       ) -> dict:
+def fit(
+    algo: nn.Module,  # an `Algorithm`: `update(batch) -> losses`, `predict(v, m, t)`
+    train: ISMTS,
+    val: ISMTS,  # source training and validation windows
+    epochs: int = 100,  # maximum passes over the source windows
+    batch_size: int = 64,
+    patience: int = 10,  # stop after this many epochs without a better validation score
+    seed: int = 0,  # fixes the batch order
+    device=None,  # where to train (model moved there); default: `$PRISM_DEVICE`, else the model's
+    progress: bool = True,  # one line per epoch
+    score=None,  # validation score to maximize, `score(algo, val) -> float`; default: accuracy (%)
+    bf16: bool = False,  # training steps under bfloat16 autocast (off by default; no run uses it)
+) -> dict:
     "Train `algo` and restore its best epoch by source-validation score; returns the training log."
     key = 'val_acc' if score is None else 'val_score'
     score = score or accuracy
     device = check_device(device, algo)
-    algo.to(device); train, val = train.to(device), val.to(device)
+    algo.to(device)
+    train, val = train.to(device), val.to(device)
     g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
     sync = torch.cuda.synchronize if device.type == 'cuda' else None
+
     def step(idx):
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16): return algo.update(train[idx])
-    log = train_epochs(algo, step, len(train), epochs, batch_size, g,
-                       evaluate=lambda: {key: score(algo, val)}, score_key=key, patience=patience,
-                       batches=getattr(algo, 'batches', shuffled_batches), domains=train.d.cpu(), sync=sync, device=device,
-                       progress=progress, desc=f'{getattr(algo, "display", None) or type(algo).__name__} fit')
-    return dict(selected_epoch=log['selected_epoch'], **{key: log['best_score']}, epochs_run=log['epochs_run'],
-                history=log['history'], seconds_per_epoch=log['seconds_per_epoch'])
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            return algo.update(train[idx])
+
+    log = train_epochs(
+        algo,
+        step,
+        len(train),
+        epochs,
+        batch_size,
+        g,
+        evaluate=lambda: {key: score(algo, val)},
+        score_key=key,
+        patience=patience,
+        batches=getattr(algo, 'batches', shuffled_batches),
+        domains=train.d.cpu(),
+        sync=sync,
+        device=device,
+        progress=progress,
+        desc=f'{getattr(algo, "display", None) or type(algo).__name__} fit',
+    )
+    return dict(
+        selected_epoch=log['selected_epoch'],
+        **{key: log['best_score']},
+        epochs_run=log['epochs_run'],
+        history=log['history'],
+        seconds_per_epoch=log['seconds_per_epoch'],
+    )

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .artefacts import (ABLATION_ROWS, BACKBONE_TABLE_BACKBONES, BACKBONE_TABLE_METHODS,
-                                backbone_table)
+from .artefacts import ABLATION_ROWS, BACKBONE_TABLE_BACKBONES, BACKBONE_TABLE_METHODS
+from .artefacts import backbone_table
 from .algorithms import algorithm_class
 from .backbones import BACKBONE_DISPLAY
 from .core import results_root
@@ -28,123 +28,286 @@ def _artefacts_of(kind: str, r: dict) -> list:
     "The paper artefacts a record feeds."
     c = r['config']
     if kind == 'harc':
-        if c.get('train_condition'):  # trained on a shifted condition: the ceiling studies, not the paper's tables
+        if c.get(
+            'train_condition'
+        ):  # trained on a shifted condition: the ceiling studies, not the paper's tables
             tc = c['train_condition']
-            return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + (['harc_concentration'] if tc in CONCENTRATION_SETTINGS else [])
-        if c['variant'] == 'span': return ['harc_span', 'harc_concentration']
-        if 'r_s' in c.get('hparams', {}): return ['harc_span_selection']
-        if c['channels'] != 'acc_gyro': return ['harc_body_gyro']
-        if c['backbone'] != 'cnn': return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + ['tab:backbone', 'fig:backbone_generalization']
-        out = ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []  # fig:ablations: the cost panel, and PRISM's default point
+            return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + (
+                ['harc_concentration'] if tc in CONCENTRATION_SETTINGS else []
+            )
+        if c['variant'] == 'span':
+            return ['harc_span', 'harc_concentration']
+        if 'r_s' in c.get('hparams', {}):
+            return ['harc_span_selection']
+        if c['channels'] != 'acc_gyro':
+            return ['harc_body_gyro']
+        if c['backbone'] != 'cnn':
+            return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + [
+                'tab:backbone',
+                'fig:backbone_generalization',
+            ]
+        out = (
+            ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []
+        )  # fig:ablations: the cost panel, and PRISM's default point
         out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
-        return out + (['tab:ablation'] if any(c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
-                                              for o in ABLATION_ROWS.values()) else [])
+        return out + (
+            ['tab:ablation']
+            if any(
+                c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
+                for o in ABLATION_ROWS.values()
+            )
+            else []
+        )
     if kind == 'realworld':
-        if c.get('mask_only'): return ['fig:dg_realworld_shortcut']
+        if c.get('mask_only'):
+            return ['fig:dg_realworld_shortcut']
         if c['dataset'] == 'eicu_demo' and c['method'] in ('erm', 'prism'):
-            if c['variant'] == 'span': return ['eicu_span']
-            return (['tab:eicu'] if c['variant'] == 'full' else []) + ['tab:ablation_eicu', 'tab:ablation']
+            if c['variant'] == 'span':
+                return ['eicu_span']
+            return (['tab:eicu'] if c['variant'] == 'full' else []) + [
+                'tab:ablation_eicu',
+                'tab:ablation',
+            ]
         return [{'eicu_demo': 'tab:eicu', 'p12': 'p12', 'p19': 'p19'}[c['dataset']]]
-    if kind == 'harc_shortcut': return ['fig:analysis_severity_shortcut'] + (['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else [])
-    if kind == 'harc_severity': return ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
-    if kind == 'harc_concentration': return ['harc_concentration']
-    if kind == 'harc_ps': return ['harc_severity_matched']  # HAR-C at the paper's severity (18_paper_severity)
-    if kind == 'harc_knobs': return ['harc_knob_curves']
-    if kind == 'harc_probes': return ['fig:branch_information']
-    if kind == 'harc_sensitivity': return ['fig:ablations']
+    if kind == 'harc_shortcut':
+        return ['fig:analysis_severity_shortcut'] + (
+            ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []
+        )
+    if kind == 'harc_severity':
+        return (
+            ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
+        )
+    if kind == 'harc_concentration':
+        return ['harc_concentration']
+    if kind == 'harc_ps':
+        return ['harc_severity_matched']  # HAR-C at the paper's severity (18_paper_severity)
+    if kind == 'harc_knobs':
+        return ['harc_knob_curves']
+    if kind == 'harc_probes':
+        return ['fig:branch_information']
+    if kind == 'harc_sensitivity':
+        return ['fig:ablations']
     return []
 
 # %% ../nbs/11b_ledger.ipynb #4b7e130d
 def _cell_of(kind: str, r: dict) -> str:
-    "What a record measures apart from its seed: its kind, config without the seed, and an evaluation's design."
+    "What a record measures apart from its seed: kind, config without seed, an evaluation's design."
     c = {k: v for k, v in r['config'].items() if k != 'seed'}
     return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
 
 # %% ../nbs/11b_ledger.ipynb #7e9fcb4b
 def cpu_seconds(r: dict) -> float:
-    "CPU seconds a record cost: its process CPU time where recorded, else wall time times threads; an evaluation's seconds."
-    if 'timing' not in r: return r.get('seconds', 0.)
-    return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * (r.get('torch_threads') or 1)
+    "CPU seconds a record cost: its CPU time, else wall time x threads; an evaluation's seconds."
+    if 'timing' not in r:
+        return r.get('seconds', 0.0)
+    return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * (
+        r.get('torch_threads') or 1
+    )
 
 # %% ../nbs/11b_ledger.ipynb #b56526bc
 def compute_ledger(results_dir=None) -> pd.DataFrame:
-    "Per artefact: its records, CPU hours, distinct settings (`cells`) and the fewest/most seeds behind one setting."
-    root = results_root(results_dir); rows = []
+    "Per artefact: records, CPU hours, distinct settings (`cells`), fewest/most seeds per setting."
+    root = results_root(results_dir)
+    rows = []
     for p in record_files(root, '**/*.json'):
         kind = p.relative_to(root).parts[0]
         r = read_record(p)
-        rows += [dict(artefact=a, seconds=cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed'],
-                     wall='process_cpu_seconds' not in r.get('timing', {})) for a in _artefacts_of(kind, r)]
+        rows += [
+            dict(
+                artefact=a,
+                seconds=cpu_seconds(r),
+                cell=_cell_of(kind, r),
+                seed=r['config']['seed'],
+                wall='process_cpu_seconds' not in r.get('timing', {}),
+            )
+            for a in _artefacts_of(kind, r)
+        ]
     df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed', 'wall'])
-    out = df.groupby('artefact').seconds.agg(['count', 'sum']).rename(columns={'count': 'records', 'sum': 'cpu_hours'})
+    out = (
+        df.groupby('artefact')
+        .seconds.agg(['count', 'sum'])
+        .rename(columns={'count': 'records', 'sum': 'cpu_hours'})
+    )
     out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
     per_cell = df.groupby(['artefact', 'cell']).seed.nunique().groupby('artefact')
-    out['cells'], out['min_seeds'], out['max_seeds'] = per_cell.size(), per_cell.min(), per_cell.max()
-    out['wall_clock_records'] = df.groupby('artefact').wall.sum()  # no process CPU time: wall time x threads
+    out['cells'], out['min_seeds'], out['max_seeds'] = (
+        per_cell.size(),
+        per_cell.min(),
+        per_cell.max(),
+    )
+    out['wall_clock_records'] = df.groupby(
+        'artefact'
+    ).wall.sum()  # no process CPU time: wall time x threads
     return out.sort_values('cpu_hours', ascending=False, kind='stable')
 
 # %% ../nbs/11b_ledger.ipynb #c1260136
 def records_cpu_hours(results_dir=None) -> tuple:
     "(records, CPU hours) of every record under `results_dir`, each counted once."
-    secs = [cpu_seconds(read_record(p)) for p in record_files(results_root(results_dir), '**/*.json')]
+    secs = [
+        cpu_seconds(read_record(p)) for p in record_files(results_root(results_dir), '**/*.json')
+    ]
     return len(secs), sum(secs) / 3600
 
 # %% ../nbs/11b_ledger.ipynb #d02a24a9
 COVERAGE = [  # (label, files, status, reason)
-    ('fig:concept', '', 'not reproducible here', 'a concept diagram, drawn by hand: there is nothing to compute'),
+    (
+        'fig:concept',
+        '',
+        'not reproducible here',
+        'a concept diagram, drawn by hand: there is nothing to compute',
+    ),
     ('fig:harc_sample_masks', 'figures/harc_sample_masks.png', 'reproduced', ''),
     ('fig:harc_construction', 'figures/harc_construction.png', 'reproduced', ''),
-    ('tab:dataset-statistics', 'tables/dataset-statistics.md', 'reproduced on substitute data',
-     "HAR-C as in the paper; columns for the clinical data we run (the eICU demo instead of the full eICU, P12, P19), counted from the splits the runs use; "
-     "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and observed fraction left blank (they need the signals)"),
-    ('tab:harc', 'tables/harc.md tables/harc_vs_paper.md', 'reproduced', 'HAR windows rebuilt from the raw HAPT recordings'),
-    ('tab:ablation_full', 'tables/ablation_full.md tables/ablation_full_vs_paper.md', 'reproduced', ''),
-    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced', 'ERM as in the paper; PRISM added beside it (severity and shortcut curves)'),
-    ('fig:a1_backbones', 'figures/a1_backbones.png', 'reproduced', 'ERM on the six backbones (models retrained with checkpoints; mTAND and GRU-D with their fast implementations)'),
-    ('tab:harc-bias', 'tables/harc-bias.md tables/harc-bias_vs_paper.md', 'reproduced', 'every registered method; our mask-following rate beside it'),
-    ('fig:dg_realworld_shortcut', 'figures/dg_realworld_shortcut.png', 'reproduced on substitute data',
-     'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C panels on our records'),
-    ('fig:eicu_hospital_masks', 'figures/eicu_hospital_masks.png', 'reproduced on substitute data', 'the eICU demo (20 hospitals with >= 10 stays), not the full eICU'),
-    ('tab:eicu', 'tables/eicu.md tables/eicu_vs_paper.md', 'reproduced on substitute data', 'the eICU demo, not the full eICU (the paper\'s 208 hospitals)'),
-    ('tab:pam_lso', '', 'not reproducible here', "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is implemented and tested on a fixture (10_pam)"),
-    ('tab:backbone', 'tables/backbone.md tables/backbone_vs_paper.md', None, None),  # status and reason: backbone_coverage()
+    (
+        'tab:dataset-statistics',
+        'tables/dataset-statistics.md',
+        'reproduced on substitute data',
+        "HAR-C as in the paper; columns for the clinical data we run (the eICU demo instead of the "
+        "full eICU, P12, P19), counted from the splits the runs use; "
+        "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and "
+        "observed fraction left blank (they need the signals)",
+    ),
+    (
+        'tab:harc',
+        'tables/harc.md tables/harc_vs_paper.md',
+        'reproduced',
+        'HAR windows rebuilt from the raw HAPT recordings',
+    ),
+    (
+        'tab:ablation_full',
+        'tables/ablation_full.md tables/ablation_full_vs_paper.md',
+        'reproduced',
+        '',
+    ),
+    (
+        'fig:analysis_severity_shortcut',
+        'figures/analysis_severity_shortcut.png',
+        'reproduced',
+        'ERM as in the paper; PRISM added beside it (severity and shortcut curves)',
+    ),
+    (
+        'fig:a1_backbones',
+        'figures/a1_backbones.png',
+        'reproduced',
+        'ERM on the six backbones (models retrained with checkpoints; mTAND and GRU-D with their '
+        'fast implementations)',
+    ),
+    (
+        'tab:harc-bias',
+        'tables/harc-bias.md tables/harc-bias_vs_paper.md',
+        'reproduced',
+        'every registered method; our mask-following rate beside it',
+    ),
+    (
+        'fig:dg_realworld_shortcut',
+        'figures/dg_realworld_shortcut.png',
+        'reproduced on substitute data',
+        'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C '
+        'panels on our records',
+    ),
+    (
+        'fig:eicu_hospital_masks',
+        'figures/eicu_hospital_masks.png',
+        'reproduced on substitute data',
+        'the eICU demo (20 hospitals with >= 10 stays), not the full eICU',
+    ),
+    (
+        'tab:eicu',
+        'tables/eicu.md tables/eicu_vs_paper.md',
+        'reproduced on substitute data',
+        'the eICU demo, not the full eICU (the paper\'s 208 hospitals)',
+    ),
+    (
+        'tab:pam_lso',
+        '',
+        'not reproducible here',
+        "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is "
+        "implemented and tested on a fixture (10_pam)",
+    ),
+    (
+        'tab:backbone',
+        'tables/backbone.md tables/backbone_vs_paper.md',
+        None,
+        None,
+    ),  # status and reason: backbone_coverage()
     ('fig:backbone_generalization', 'figures/backbone_generalization.png', None, None),
-    ('tab:ablation', 'tables/ablation.md tables/ablation_vs_paper.md', 'reproduced on substitute data',
-     'HAR-C as in the paper; the eICU columns on the eICU demo cohort, not the full eICU'),
-    ('tab:ablation_eicu', 'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md', 'reproduced on substitute data',
-     'the ten variants on the eICU demo cohort (each of its 4 regions held out), not the full eICU'),
-    ('fig:branch_information', 'figures/branch_information.png tables/branch_information.md', 'reproduced',
-     "the paper gives no probe protocol; ours (15_probes): ridge R² on the cells the encoder did not see, logistic AUROC over the eight conditions, source windows"),
-    ('fig:ablations', 'figures/ablations.png tables/sensitivity.md tables/efficiency.md', 'reproduced',
-     'r_t, r_f, K one at a time, reusing the pretrained encoders; times are CPU time from the records of a shared 2-core machine'),
-    ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced', "rendered from the library's defaults; PAM has no row (no signals)"),
+    (
+        'tab:ablation',
+        'tables/ablation.md tables/ablation_vs_paper.md',
+        'reproduced on substitute data',
+        'HAR-C as in the paper; the eICU columns on the eICU demo cohort, not the full eICU',
+    ),
+    (
+        'tab:ablation_eicu',
+        'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md',
+        'reproduced on substitute data',
+        'the ten variants on the eICU demo cohort (each of its 4 regions held out), not the full '
+        'eICU',
+    ),
+    (
+        'fig:branch_information',
+        'figures/branch_information.png tables/branch_information.md',
+        'reproduced',
+        "the paper gives no probe protocol; ours (15_probes): ridge R² on the cells the encoder "
+        "did not see, logistic AUROC over the eight conditions, source windows",
+    ),
+    (
+        'fig:ablations',
+        'figures/ablations.png tables/sensitivity.md tables/efficiency.md',
+        'reproduced',
+        'r_t, r_f, K one at a time, reusing the pretrained encoders; times are CPU time from the '
+        'records of a shared 2-core machine',
+    ),
+    (
+        'tab:augmentation_settings',
+        'tables/augmentation_settings.md',
+        'reproduced',
+        "rendered from the library's defaults; PAM has no row (no signals)",
+    ),
 ]
 
 # %% ../nbs/11b_ledger.ipynb #b8a03aad
 def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
-    "(status, reason) of tab:backbone from its records: reproduced once every (backbone, method) cell has `min_seeds` seeds."
+    "(status, reason) of tab:backbone: reproduced once every cell has `min_seeds` seeds."
     _, _, r = backbone_table(seeds=range(100), results_dir=results_dir, with_paper=False)
     n = r.groupby(['backbone', 'row']).seed.nunique() if len(r) else pd.Series(dtype=int)
     short = {}
     for b in BACKBONE_TABLE_BACKBONES:
         for m in BACKBONE_TABLE_METHODS:
             name = algorithm_class(m).display
-            if n.get((b, name), 0) < min_seeds: short.setdefault(BACKBONE_DISPLAY[b], []).append(f'{name} ({n.get((b, name), 0)})')
-    done = [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES if BACKBONE_DISPLAY[b] not in short]
-    if not short: return 'reproduced', f'all {len(BACKBONE_TABLE_METHODS)} methods on the {len(done)} backbones'
-    return 'not yet reproduced', (f"complete (>= {min_seeds} seeds per method): {', '.join(done) or 'none'}; short of {min_seeds} seeds (seeds so far): "
-                                  + '; '.join(f"{b}: {', '.join(ms)}" for b, ms in short.items())
-                                  + ". PRISM's epoch costs several ERM epochs on the same backbone (tables/bench.md, x_erm_same_backbone), so the sweep spans several 2-core sessions")
+            if n.get((b, name), 0) < min_seeds:
+                short.setdefault(BACKBONE_DISPLAY[b], []).append(f'{name} ({n.get((b, name), 0)})')
+    done = [
+        BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES if BACKBONE_DISPLAY[b] not in short
+    ]
+    if not short:
+        return (
+            'reproduced',
+            f'all {len(BACKBONE_TABLE_METHODS)} methods on the {len(done)} backbones',
+        )
+    return 'not yet reproduced', (
+        f"complete (>= {min_seeds} seeds per method): {', '.join(done) or 'none'}; short of "
+        f"{min_seeds} seeds (seeds so far): "
+        + '; '.join(f"{b}: {', '.join(ms)}" for b, ms in short.items())
+        + ". PRISM's epoch costs several ERM epochs on the same backbone (tables/bench.md, "
+          "x_erm_same_backbone), so the sweep spans several 2-core sessions"
+    )
 
 # %% ../nbs/11b_ledger.ipynb #731cf1d0
 def coverage_table(results_dir=None) -> pd.DataFrame:
-    "The coverage map as a table: label, kind, files, status, reason, and the fewest-most seeds behind one setting (from the ledger)."
+    "The coverage map as a table: label, kind, files, status, reason, fewest-most seeds/setting."
     df = pd.DataFrame(COVERAGE, columns=['label', 'files', 'status', 'reason'])
     df.insert(1, 'kind', df.label.str.split(':').str[0].map({'fig': 'figure', 'tab': 'table'}))
     todo = df.status.isna()
-    if todo.any(): df.loc[todo, ['status', 'reason']] = backbone_coverage(results_dir=results_dir)
+    if todo.any():
+        df.loc[todo, ['status', 'reason']] = backbone_coverage(results_dir=results_dir)
     ledger = compute_ledger(results_dir)
-    seeds = {a: f'{lo}' if lo == hi else f'{lo}-{hi}' for a, lo, hi in zip(ledger.index, ledger.min_seeds.astype(int), ledger.max_seeds.astype(int))}
+    seeds = {
+        a: f'{lo}' if lo == hi else f'{lo}-{hi}'
+        for a, lo, hi in zip(
+            ledger.index, ledger.min_seeds.astype(int), ledger.max_seeds.astype(int)
+        )
+    }
     df['seeds'] = df.label.map(seeds).fillna('')
     return df
 

@@ -12,7 +12,8 @@ import pandas as pd
 import torch
 
 from .core import ISMTS, data_dir, sha256_bytes, sha256_file
-from .clinical import CLINICAL_ARCHIVES, ClinicalData, clinical_archive, observed_stats, standardize
+from .clinical import CLINICAL_ARCHIVES, ClinicalData, clinical_archive, observed_stats
+from .clinical import standardize
 
 # %% auto #0
 __all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_LABELS_NPZ', 'PAM_FIGSHARE', 'RAINDROP_PAM_SHA256',
@@ -21,39 +22,73 @@ __all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_LABELS_NPZ', 'PAM_FI
 
 # %% ../nbs/10_pam.ipynb #eaee9e36
 PAM_N_CLASSES = 8  # activities kept by Raindrop (those with at least 500 windows)
-PAM_HZ = 100.  # PAMAP2 IMU sampling rate; step k of a window is at k / PAM_HZ seconds
-PAM_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5)  # fractions of sensors hidden at test time (paper Table pam_lso)
-PAM_LABELS_NPZ = 'pam/raindrop_PAM_labels_and_splits.npz'  # labels and splits only, under data_dir()
+PAM_HZ = 100.0  # PAMAP2 IMU sampling rate; step k of a window is at k / PAM_HZ seconds
+PAM_FRACTIONS = (
+    0.1,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+)  # fractions of sensors hidden at test time (paper Table pam_lso)
+PAM_LABELS_NPZ = (
+    'pam/raindrop_PAM_labels_and_splits.npz'  # labels and splits only, under data_dir()
+)
 PAM_FIGSHARE = 'https://doi.org/10.6084/m9.figshare.19514347.v1'
-CLINICAL_ARCHIVES.setdefault(PAM_LABELS_NPZ, (
-    '62f1d1409dd33df404716027cea28d06c92cc307717021591bdb63e817fe861a',
-    'mims-harvard/Raindrop commit 892eb57: PAMdata/processed_data/arr_outcomes.npy and PAMdata/splits/PAM_split_{1..5}.npy, '
-    'repacked as int64 arrays y, split{i}_{train,val,test}'))
+CLINICAL_ARCHIVES.setdefault(
+    PAM_LABELS_NPZ,
+    (
+        '62f1d1409dd33df404716027cea28d06c92cc307717021591bdb63e817fe861a',
+        'mims-harvard/Raindrop commit 892eb57: PAMdata/processed_data/arr_outcomes.npy and '
+        'PAMdata/splits/PAM_split_{1..5}.npy, '
+        'repacked as int64 arrays y, split{i}_{train,val,test}',
+    ),
+)
 
 # %% ../nbs/10_pam.ipynb #a8e1d69a
-def read_pam_labels_and_splits(root=None  # data root; default data_dir()
-                              ) -> tuple:
+def read_pam_labels_and_splits(
+    root=None,  # data root; default data_dir()
+) -> tuple:
     "Raindrop's PAM labels `y [5333]` and splits `{k: (train, val, test)}` from the checked npz."
     with np.load(clinical_archive(PAM_LABELS_NPZ, root)) as z:
         y = z['y'].astype(np.int64)
-        splits = {k: tuple(z[f'split{k}_{p}'].astype(np.int64) for p in ('train', 'val', 'test')) for k in range(1, 6)}
+        splits = {
+            k: tuple(z[f'split{k}_{p}'].astype(np.int64) for p in ('train', 'val', 'test'))
+            for k in range(1, 6)
+        }
     return y, splits
 
 # %% ../nbs/10_pam.ipynb #3d921f72
-def pam_statistics(split: int = 1,  # Raindrop split whose sizes are shown
-                   root=None) -> pd.Series:
-    "PAM's column of the dataset-statistics table from Raindrop's labels and splits ('—' where it needs the signals)."
+def pam_statistics(
+    split: int = 1,  # Raindrop split whose sizes are shown
+    root=None,
+) -> pd.Series:
+    "PAM's dataset-statistics column from Raindrop's labels and splits ('—' where signals needed)."
     y, splits = read_pam_labels_and_splits(root)
-    if split not in splits: raise ValueError(f"no Raindrop split {split}; splits are {sorted(splits)}")
+    if split not in splits:
+        raise ValueError(f"no Raindrop split {split}; splits are {sorted(splits)}")
     tr, va, te = splits[split]
-    return pd.Series({'Task': 'Activity recognition', '# Classes': len(np.unique(y)), '# Features F': '—', 'Sequence length T': '—',
-                      'Time window': '—', 'Observed fraction': '—', 'Distribution shift': 'Leave-sensors-out',
-                      '# Test conditions': f"{len(PAM_FRACTIONS)} fractions of sensors hidden", 'Train': f"{len(tr):,}",
-                      'Val': f"{len(va):,}", 'Test': f"{len(te):,}", 'Total': f"{len(y):,}", 'Split counted': f"Raindrop split {split}"},
-                     name='PAM (labels and splits only)')
+    return pd.Series(
+        {
+            'Task': 'Activity recognition',
+            '# Classes': len(np.unique(y)),
+            '# Features F': '—',
+            'Sequence length T': '—',
+            'Time window': '—',
+            'Observed fraction': '—',
+            'Distribution shift': 'Leave-sensors-out',
+            '# Test conditions': f"{len(PAM_FRACTIONS)} fractions of sensors hidden",
+            'Train': f"{len(tr):,}",
+            'Val': f"{len(va):,}",
+            'Test': f"{len(te):,}",
+            'Total': f"{len(y):,}",
+            'Split counted': f"Raindrop split {split}",
+        },
+        name='PAM (labels and splits only)',
+    )
 
 # %% ../nbs/10_pam.ipynb #24bceb01
-RAINDROP_PAM_SHA256 = {  # mims-harvard/Raindrop 892eb57, PAMdata/splits/: pickled triples of index arrays
+# mims-harvard/Raindrop 892eb57, PAMdata/splits/: pickled triples of index arrays
+RAINDROP_PAM_SHA256 = {
     'PAM_split_1.npy': '024289c60c194e1ff1e7075a36f607d9d5e7474e152d2fa5038c950ec226778e',
     'PAM_split_2.npy': 'b61e863de0f36ff9e85e1fd761a48bcbcb1b345739778e1c9f3ace84139dc01b',
     'PAM_split_3.npy': '7f6ee159905e66865bcf370c89abea91351d27dd112012d3d819f6a06c8ca959',
@@ -61,166 +96,249 @@ RAINDROP_PAM_SHA256 = {  # mims-harvard/Raindrop 892eb57, PAMdata/splits/: pickl
     'PAM_split_5.npy': '2e4d1c88df8619cccf1feaa2b3ab30a5e58f76254e8e1a854634a2a38eb8282f',
 }
 
-def read_npy(path,  # an .npy file
-             trusted_sha256: dict | None = None  # file name -> sha256 of files whose pickled objects may be loaded
-            ) -> np.ndarray:
-    "The array in `path`: plain arrays always; object arrays only from a file whose sha256 is trusted."
+
+def read_npy(
+    path,  # an .npy file
+    trusted_sha256: dict | None = None,  # file name -> sha256 of files whose pickles may be loaded
+) -> np.ndarray:
+    "The array in `path`: plain arrays always; object arrays only from a file of trusted sha256."
     path = Path(path)
-    try: return np.load(path, allow_pickle=False)
+    try:
+        return np.load(path, allow_pickle=False)
     except ValueError as e:
-        if 'allow_pickle' not in str(e): raise ValueError(f"{path}: not a readable .npy file ({e})") from None
+        if 'allow_pickle' not in str(e):
+            raise ValueError(f"{path}: not a readable .npy file ({e})") from None
     data = path.read_bytes()
     got, want = sha256_bytes(data), {**RAINDROP_PAM_SHA256, **(trusted_sha256 or {})}.get(path.name)
     if want is None:
         raise ValueError(
-            f"{path}: refused: it holds pickled Python objects (an object array), and unpickling a file nobody vouched for can "
-            f"run arbitrary code. Either convert it once, somewhere you trust it, to a plain numeric array (e.g. "
-            f"np.save(path, np.stack([p['arr'] if isinstance(p, dict) else p for p in np.load(path, allow_pickle=True)]).astype(np.float32)); "
-            f"for a split file np.savez('PAM_split_k.npz', train=..., val=..., test=...)), or pass the checksum it is "
-            f"published with as trusted_sha256={{{path.name!r}: '<sha256>'}} (this file's sha256 is {got}; compare it with the published one)")
+            f"{path}: refused: it holds pickled Python objects (an object array), and unpickling a "
+            "file nobody vouched for can "
+            "run arbitrary code. Either convert it once, somewhere you trust it, to a plain "
+            "numeric array (e.g. "
+            "np.save(path, np.stack([p['arr'] if isinstance(p, dict) else p for p in "
+            "np.load(path, allow_pickle=True)]).astype(np.float32)); "
+            "for a split file np.savez('PAM_split_k.npz', train=..., val=..., test=...)), or pass "
+            "the checksum it is "
+            f"published with as trusted_sha256={{{path.name!r}: '<sha256>'}} (this file's sha256 "
+            f"is {got}; compare it with the published one)"
+        )
     if got != want:
-        raise ValueError(f"{path}: refused: its sha256 {got} does not match the trusted {want}, so its pickled objects are not loaded; "
-                         "the file is another version, truncated or altered (convert it to a plain array, or pass the checksum of "
-                         "a version you trust in trusted_sha256)")
+        raise ValueError(
+            f"{path}: refused: its sha256 {got} does not match the trusted {want}, so its pickled "
+            "objects are not loaded; "
+            "the file is another version, truncated or altered (convert it to a plain array, or "
+            "pass the checksum of "
+            "a version you trust in trusted_sha256)"
+        )
     return np.load(io.BytesIO(data), allow_pickle=True)
 
 # %% ../nbs/10_pam.ipynb #48f7a84a
-def _dense_windows(P: np.ndarray  # loaded PTdict_list.npy: float [N,T,F], or an object array of [T,F] arrays / dicts with 'arr'
-                  ) -> np.ndarray:
+def _dense_windows(
+    P: np.ndarray,  # PTdict_list.npy: float [N,T,F], or objects: [T,F] arrays / dicts with 'arr'
+) -> np.ndarray:
     "The windows as one float [N,T,F] array, whatever container Raindrop's pickle used."
     if P.dtype == object:
         P = np.stack([p['arr'] if isinstance(p, dict) else p for p in P])
     P = np.asarray(P, dtype=np.float32)
-    if P.ndim != 3: raise ValueError(f"PTdict_list.npy must hold windows [N,T,F], got shape {P.shape}")
+    if P.ndim != 3:
+        raise ValueError(f"PTdict_list.npy must hold windows [N,T,F], got shape {P.shape}")
     return P
 
 # %% ../nbs/10_pam.ipynb #10bf964e
 def _find(folder: Path, name: str) -> Path:
     for p in (folder / 'processed_data' / name, folder / name):
-        if p.is_file(): return p
+        if p.is_file():
+            return p
     raise FileNotFoundError(
-        f"{folder / 'processed_data' / name} not found. Put Raindrop's PAMdata/processed_data/PTdict_list.npy and "
-        f"arr_outcomes.npy (from {PAM_FIGSHARE}) under {folder / 'processed_data'} (the data root is $PRISM_DATA, "
-        f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset).")
+        f"{folder / 'processed_data' / name} not found. Put Raindrop's "
+        "PAMdata/processed_data/PTdict_list.npy and "
+        f"arr_outcomes.npy (from {PAM_FIGSHARE}) under {folder / 'processed_data'} (the data root "
+        "is $PRISM_DATA, "
+        f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset)."
+    )
 
 # %% ../nbs/10_pam.ipynb #ec775326
 def _read_split(f: Path, trusted_sha256: dict | None) -> tuple:
-    "(train, val, test) indices from a plain `.npz` split or Raindrop's pickled `.npy` triple (trusted checksum needed)."
+    "(train, val, test) indices from a plain `.npz` split or Raindrop's pickled `.npy` (trusted)."
     if f.suffix == '.npz':
-        with np.load(f, allow_pickle=False) as z: return tuple(z[p].astype(np.int64) for p in ('train', 'val', 'test'))
+        with np.load(f, allow_pickle=False) as z:
+            return tuple(z[p].astype(np.int64) for p in ('train', 'val', 'test'))
     return tuple(np.asarray(a, np.int64) for a in read_npy(f, trusted_sha256))
 
 # %% ../nbs/10_pam.ipynb #f523054d
-def _split_columns(folder: Path, n: int, npz_splits: dict | None, trusted_sha256: dict | None = None) -> dict:
+def _split_columns(
+    folder: Path, n: int, npz_splits: dict | None, trusted_sha256: dict | None = None
+) -> dict:
     "Per split k, the part ('train'/'val'/'test') of every window, from split files or the npz."
     files = sorted((folder / 'splits').glob('PAM_split_*.np[yz]'))
     if files:
         splits = {int(f.stem.rsplit('_', 1)[1]): _read_split(f, trusted_sha256) for f in files}
-        if len(splits) != len(files): raise ValueError(f"{folder / 'splits'}: a split given twice, as .npy and .npz: {[f.name for f in files]}")
-    elif npz_splits is not None and n == 5333: splits = npz_splits
-    else: return {}
+        if len(splits) != len(files):
+            raise ValueError(
+                f"{folder / 'splits'}: a split given twice, as .npy and .npz: "
+                f"{[f.name for f in files]}"
+            )
+    elif npz_splits is not None and n == 5333:
+        splits = npz_splits
+    else:
+        return {}
     cols = {}
     for k, parts in sorted(splits.items()):
         col = np.full(n, '', dtype=object)
         for name, idx in zip(('train', 'val', 'test'), parts):
-            if len(idx) and (idx.min() < 0 or idx.max() >= n): raise ValueError(f"split {k}: indices outside 0..{n - 1}")
+            if len(idx) and (idx.min() < 0 or idx.max() >= n):
+                raise ValueError(f"split {k}: indices outside 0..{n - 1}")
             col[idx] = name
         if (col == '').any() or sum(map(len, parts)) != n:
-            raise ValueError(f"split {k} does not partition the {n} windows (overlapping or missing indices)")
+            raise ValueError(
+                f"split {k} does not partition the {n} windows (overlapping or missing indices)"
+            )
         cols[f'split{k}'] = col.astype(str)
     return cols
 
 # %% ../nbs/10_pam.ipynb #0b36883a
-def read_raindrop_pam(folder,  # Raindrop's PAMdata folder (processed_data/, splits/) or a folder with the two .npy files
-                      observed: str = 'nonzero',  # native mask: 'nonzero' (value != 0) or 'positive' (Raindrop's value > 0)
-                      hz: float = PAM_HZ,  # sampling rate: step k is at time k / hz seconds
-                      labels_root=None,  # data root holding the checked labels/splits npz; None: data_dir() if it has it
-                      trusted_sha256: dict | None = None  # file name -> sha256 of files whose pickled objects may be loaded
-                     ) -> ClinicalData:
-    "PAM windows in Raindrop's format as a `ClinicalData`: native mask, times in seconds, domain 0, splits in `meta`."
-    if observed not in ('nonzero', 'positive'): raise ValueError(f"observed must be 'nonzero' or 'positive', got {observed!r}")
+def read_raindrop_pam(
+    folder,  # Raindrop's PAMdata folder (processed_data/, splits/) or a folder with the two .npy
+    observed: str = 'nonzero',  # native mask: 'nonzero' (value != 0) or 'positive' (value > 0)
+    hz: float = PAM_HZ,  # sampling rate: step k is at time k / hz seconds
+    labels_root=None,  # data root with the checked labels/splits npz; None: data_dir() if it has it
+    trusted_sha256: dict | None = None,  # file name -> sha256 of files whose pickles may be loaded
+) -> ClinicalData:
+    "PAM in Raindrop's format as `ClinicalData`: native mask, times in s, domain 0, splits in meta."
+    if observed not in ('nonzero', 'positive'):
+        raise ValueError(f"observed must be 'nonzero' or 'positive', got {observed!r}")
     folder = Path(folder)
     sig_path, out_path = _find(folder, 'PTdict_list.npy'), _find(folder, 'arr_outcomes.npy')
     P = _dense_windows(read_npy(sig_path, trusted_sha256))
     out = np.asarray(read_npy(out_path, trusted_sha256), dtype=np.float64)
     y = out.reshape(len(out), -1)[:, -1]
     N, T, F = P.shape
-    if len(y) != N: raise ValueError(f"{out_path.name} has {len(y)} labels for {N} windows in {sig_path.name}")
+    if len(y) != N:
+        raise ValueError(f"{out_path.name} has {len(y)} labels for {N} windows in {sig_path.name}")
     if not (np.isfinite(y).all() and (y == np.round(y)).all() and y.min() >= 0):
         raise ValueError(f"{out_path.name}: labels must be non-negative integers")
     y = y.astype(np.int64)
     npz = (Path(labels_root) if labels_root is not None else data_dir()) / PAM_LABELS_NPZ
-    npz_y, npz_splits = read_pam_labels_and_splits(npz.parents[1]) if npz.is_file() else (None, None)
+    npz_y, npz_splits = (
+        read_pam_labels_and_splits(npz.parents[1]) if npz.is_file() else (None, None)
+    )
     if npz_y is not None and N == len(npz_y) and not np.array_equal(y, npz_y):
-        raise ValueError(f"{out_path} disagrees with Raindrop's labels in {npz} on {int((y != npz_y).sum())} windows: "
-                         "another version or another sample order")
+        raise ValueError(
+            f"{out_path} disagrees with Raindrop's labels in {npz} on {int((y != npz_y).sum())} "
+            "windows: "
+            "another version or another sample order"
+        )
     n_nan = int(np.isnan(P).sum())
-    P = np.nan_to_num(P, nan=0.)  # a NaN cell is as unobserved as a 0 cell
+    P = np.nan_to_num(P, nan=0.0)  # a NaN cell is as unobserved as a 0 cell
     m = (P != 0) if observed == 'nonzero' else (P > 0)
-    v = torch.from_numpy(P * m); m = torch.from_numpy(m.astype(np.float32))
+    v = torch.from_numpy(P * m)
+    m = torch.from_numpy(m.astype(np.float32))
     t = (torch.arange(T, dtype=torch.float32) / hz).expand(N, T).contiguous()
     x = ISMTS(v, m, t, torch.from_numpy(y), torch.zeros(N, dtype=torch.long))
-    meta = pd.DataFrame(dict(index=np.arange(N), **_split_columns(folder, N, npz_splits, trusted_sha256)))
-    fp = sha256_bytes((sha256_file(sig_path) + sha256_file(out_path) + observed + str(hz)).encode())[:16]
-    info = dict(windows=N, steps=T, sensors=F, class_counts=np.bincount(y).tolist(),
-                observed_fraction=float(m.mean()), labels_checked_against_npz=npz_y is not None and N == len(npz_y),
-                dropped=dict(nan_cells=n_nan))
-    return ClinicalData(x, ['all'], [f'sensor_{i}' for i in range(F)], f'raindrop-pam({observed}, {hz:g} Hz)', fp, meta, info)
+    meta = pd.DataFrame(
+        dict(index=np.arange(N), **_split_columns(folder, N, npz_splits, trusted_sha256))
+    )
+    fp = sha256_bytes(
+        (sha256_file(sig_path) + sha256_file(out_path) + observed + str(hz)).encode()
+    )[:16]
+    info = dict(
+        windows=N,
+        steps=T,
+        sensors=F,
+        class_counts=np.bincount(y).tolist(),
+        observed_fraction=float(m.mean()),
+        labels_checked_against_npz=npz_y is not None and N == len(npz_y),
+        dropped=dict(nan_cells=n_nan),
+    )
+    return ClinicalData(
+        x,
+        ['all'],
+        [f'sensor_{i}' for i in range(F)],
+        f'raindrop-pam({observed}, {hz:g} Hz)',
+        fp,
+        meta,
+        info,
+    )
 
 # %% ../nbs/10_pam.ipynb #d09338f9
-def load_pam(root=None,  # data root; default data_dir(); the files go under <root>/pam/
-             observed: str = 'nonzero',  # native mask rule, see `read_raindrop_pam`
-             trusted_sha256: dict | None = None  # see `read_raindrop_pam`
-            ) -> ClinicalData:
-    "Raindrop's PAM from `<data root>/pam/` (processed_data/PTdict_list.npy, arr_outcomes.npy; splits/ or the npz)."
+def load_pam(
+    root=None,  # data root; default data_dir(); the files go under <root>/pam/
+    observed: str = 'nonzero',  # native mask rule, see `read_raindrop_pam`
+    trusted_sha256: dict | None = None,  # see `read_raindrop_pam`
+) -> ClinicalData:
+    "Raindrop's PAM from `<data root>/pam/` (processed_data/*.npy; splits/ or the npz)."
     root = Path(root) if root is not None else data_dir()
-    return read_raindrop_pam(root / 'pam', observed, labels_root=root, trusted_sha256=trusted_sha256)
+    return read_raindrop_pam(
+        root / 'pam', observed, labels_root=root, trusted_sha256=trusted_sha256
+    )
 
 # %% ../nbs/10_pam.ipynb #b3d25375
-def write_raindrop_pam(folder,  # target folder; processed_data/ and splits/ are created in it
-                       signals: np.ndarray,  # [N,T,F] floats, 0 where unobserved
-                       labels: np.ndarray,  # [N] class per window
-                       splits: dict  # {k: (idx_train, idx_val, idx_test)}
-                      ) -> Path:
-    "Write PAM windows and labels in Raindrop's PAMdata layout and dtypes, splits as plain .npz; return the folder."
+def write_raindrop_pam(
+    folder,  # target folder; processed_data/ and splits/ are created in it
+    signals: np.ndarray,  # [N,T,F] floats, 0 where unobserved
+    labels: np.ndarray,  # [N] class per window
+    splits: dict,  # {k: (idx_train, idx_val, idx_test)}
+) -> Path:
+    "Write PAM windows and labels in Raindrop's PAMdata layout, splits as .npz; return the folder."
     folder = Path(folder)
-    (folder / 'processed_data').mkdir(parents=True, exist_ok=True); (folder / 'splits').mkdir(exist_ok=True)
+    (folder / 'processed_data').mkdir(parents=True, exist_ok=True)
+    (folder / 'splits').mkdir(exist_ok=True)
     np.save(folder / 'processed_data' / 'PTdict_list.npy', np.asarray(signals, np.float64))
-    np.save(folder / 'processed_data' / 'arr_outcomes.npy', np.asarray(labels, np.float64).reshape(-1, 1))
+    np.save(
+        folder / 'processed_data' / 'arr_outcomes.npy',
+        np.asarray(labels, np.float64).reshape(-1, 1),
+    )
     for k, parts in splits.items():
-        np.savez(folder / 'splits' / f'PAM_split_{k}.npz', **{p: np.asarray(idx, np.int64) for p, idx in zip(('train', 'val', 'test'), parts)})
+        np.savez(
+            folder / 'splits' / f'PAM_split_{k}.npz',
+            **{p: np.asarray(idx, np.int64) for p, idx in zip(('train', 'val', 'test'), parts)},
+        )
     return folder
 
-def make_pam_fixture(folder,  # target folder
-                     per_class: int = 3,  # windows per class
-                     seed: int = 0,  # fixes signals, mask and splits
-                     steps: int = 600, sensors: int = 17,  # window shape; Raindrop's is 600 x 17
-                     density: float = 0.4  # fraction of cells kept observed, as Raindrop's sparse mask
-                    ) -> Path:
-    "A tiny synthetic PAM in Raindrop's format: `per_class` windows of each of the 8 classes and 5 splits."
+
+def make_pam_fixture(
+    folder,  # target folder
+    per_class: int = 3,  # windows per class
+    seed: int = 0,  # fixes signals, mask and splits
+    steps: int = 600,
+    sensors: int = 17,  # window shape; Raindrop's is 600 x 17
+    density: float = 0.4,  # fraction of cells kept observed, as Raindrop's sparse mask
+) -> Path:
+    "A tiny synthetic PAM in Raindrop's format: `per_class` windows of each of 8 classes, 5 splits."
     rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(PAM_N_CLASSES), per_class); rng.shuffle(y)
-    n = len(y); tt = np.arange(steps) / PAM_HZ
-    freq = 0.5 + y[:, None, None] * 0.25 + 0.05 * np.arange(sensors)[None, None]  # class sets the frequency
+    y = np.repeat(np.arange(PAM_N_CLASSES), per_class)
+    rng.shuffle(y)
+    n = len(y)
+    tt = np.arange(steps) / PAM_HZ
+    freq = (
+        0.5 + y[:, None, None] * 0.25 + 0.05 * np.arange(sensors)[None, None]
+    )  # class sets the frequency
     P = 1.5 + np.sin(2 * np.pi * freq * tt[None, :, None] + rng.uniform(0, 6.3, (n, 1, sensors)))
     P = P - 1.0 * (np.arange(sensors) % 3 == 0)  # some channels dip below 0, as accelerometers do
     P = P * (rng.random(P.shape) < density)
-    cut = [int(round(.8 * n)), int(round(.9 * n))]
+    cut = [int(round(0.8 * n)), int(round(0.9 * n))]
     splits = {k: tuple(np.split(rng.permutation(n), cut)) for k in range(1, 6)}
     return write_raindrop_pam(folder, P, y, splits)
 
 # %% ../nbs/10_pam.ipynb #9631fd16
-def pam_split(data: ClinicalData,  # from `load_pam`/`read_raindrop_pam`, `meta` with split{k} columns
-              split: int = 1,  # Raindrop split 1..5
-              scale: bool = True  # standardize with training statistics on observed cells
-             ) -> tuple:
+def pam_split(
+    data: ClinicalData,  # from `load_pam`/`read_raindrop_pam`, `meta` with split{k} columns
+    split: int = 1,  # Raindrop split 1..5
+    scale: bool = True,  # standardize with training statistics on observed cells
+) -> tuple:
     "(train, val, test) `ISMTS` of Raindrop split `split`."
     col = f'split{split}'
     if col not in data.meta:
         have = [c for c in data.meta.columns if c.startswith('split')]
-        raise ValueError(f"no Raindrop split {split}: the data has {have or 'no split columns'} "
-                         "(put PAM_split_{k}.npy under splits/, or keep the npz under <data root>/pam/)")
-    parts = [data.x[torch.from_numpy(np.flatnonzero(data.meta[col].to_numpy() == p))] for p in ('train', 'val', 'test')]
+        raise ValueError(
+            f"no Raindrop split {split}: the data has {have or 'no split columns'} "
+            "(put PAM_split_{k}.npy under splits/, or keep the npz under <data root>/pam/)"
+        )
+    parts = [
+        data.x[torch.from_numpy(np.flatnonzero(data.meta[col].to_numpy() == p))]
+        for p in ('train', 'val', 'test')
+    ]
     if scale:
         mean, std = observed_stats(parts[0])
         parts = [standardize(p, mean, std) for p in parts]
@@ -228,44 +346,56 @@ def pam_split(data: ClinicalData,  # from `load_pam`/`read_raindrop_pam`, `meta`
 
 # %% ../nbs/10_pam.ipynb #05f23559
 def _n_hidden(n_features: int, fraction: float) -> int:
-    if not isinstance(fraction, numbers.Real) or isinstance(fraction, bool) or not 0 <= fraction < 1:
+    if (
+        not isinstance(fraction, numbers.Real)
+        or isinstance(fraction, bool)
+        or not 0 <= fraction < 1
+    ):
         raise ValueError(f"fraction must be a number in [0, 1), got {fraction!r}")
     return round(fraction * n_features)
 
 # %% ../nbs/10_pam.ipynb #9c393df6
-def fixed_sensor_set(n_features: int,  # F, number of sensors
-                     fraction: float,  # share of sensors to hide, in [0, 1)
-                     seed: int = 0,  # picks the sensors when no ranking is given
-                     ranking=None  # optional sensor order, most important first (e.g. Raindrop's IG ranking)
-                    ) -> torch.Tensor:
-    "Indices [round(fraction*F)] of the sensors left out: a prefix of `ranking`, else of a seeded permutation."
+def fixed_sensor_set(
+    n_features: int,  # F, number of sensors
+    fraction: float,  # share of sensors to hide, in [0, 1)
+    seed: int = 0,  # picks the sensors when no ranking is given
+    ranking=None,  # optional sensor order, most important first (e.g. Raindrop's IG ranking)
+) -> torch.Tensor:
+    "Indices [round(fraction*F)] of sensors left out: a prefix of `ranking`, else a seeded order."
     n = _n_hidden(n_features, fraction)
     if ranking is None:
         order = torch.randperm(n_features, generator=torch.Generator().manual_seed(seed))
     else:
         order = np.asarray(ranking).ravel()  # Raindrop stores its ranking as floats
         if sorted(order.tolist()) != list(range(n_features)):
-            raise ValueError(f"ranking must be a permutation of 0..{n_features - 1}, got {order.tolist()}")
+            raise ValueError(
+                f"ranking must be a permutation of 0..{n_features - 1}, got {order.tolist()}"
+            )
         order = torch.from_numpy(order.astype(np.int64))
     return order[:n].sort().values
 
 # %% ../nbs/10_pam.ipynb #6469241c
-def sensors_out(x: ISMTS,  # test windows, v/m [B,L,D]
-                fraction: float,  # share of the D sensors to hide, in [0, 1)
-                seed: int = 0,  # fixes which sensors are hidden
-                mode: str = 'fixed',  # 'fixed': one set for all windows; 'random': a set per window
-                ranking=None  # 'fixed' only: sensor order to take the hidden set from, see `fixed_sensor_set`
-               ) -> ISMTS:
-    "`x` with round(fraction*D) sensors unobserved (m = v = 0) at every step: one fixed set, or one per window."
+def sensors_out(
+    x: ISMTS,  # test windows, v/m [B,L,D]
+    fraction: float,  # share of the D sensors to hide, in [0, 1)
+    seed: int = 0,  # fixes which sensors are hidden
+    mode: str = 'fixed',  # 'fixed': one set for all windows; 'random': a set per window
+    ranking=None,  # 'fixed' only: sensor order to take the hidden set from, see `fixed_sensor_set`
+) -> ISMTS:
+    "`x` with round(fraction*D) sensors unobserved (m = v = 0): one fixed set, or one per window."
     B, L, D = x.shape
     if mode == 'fixed':
         keep = torch.ones(D, dtype=x.m.dtype, device=x.m.device)
         keep[fixed_sensor_set(D, fraction, seed, ranking).to(x.m.device)] = 0
         keep = keep.expand(B, D)
     elif mode == 'random':
-        if ranking is not None: raise ValueError("ranking applies to mode='fixed' only")
+        if ranking is not None:
+            raise ValueError("ranking applies to mode='fixed' only")
         n = _n_hidden(D, fraction)
         rank = torch.rand(B, D, generator=torch.Generator().manual_seed(seed)).argsort(1).argsort(1)
-        keep = (rank >= n).to(x.m.dtype).to(x.m.device)  # the n lowest-ranked sensors of each window go
-    else: raise ValueError(f"mode must be 'fixed' or 'random', got {mode!r}")
+        keep = (
+            (rank >= n).to(x.m.dtype).to(x.m.device)
+        )  # the n lowest-ranked sensors of each window go
+    else:
+        raise ValueError(f"mode must be 'fixed' or 'random', got {mode!r}")
     return x.with_mask(x.m * keep[:, None, :])

@@ -11,12 +11,12 @@ import torch
 
 from .core import derive_seed, results_root
 from .data import HAR_CLASSES
-from .sampling import (SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES, PAPER_SEVERITY_CONDITIONS, knob_condition,
-                               check_budget, budget_steps)
+from .sampling import SEVERITY_KNOBS, PAPER_SEVERITY, PAPER_SEVERITY_NAMES
+from .sampling import PAPER_SEVERITY_CONDITIONS, knob_condition, check_budget, budget_steps
 from .engine import accuracy
 from .config import Task, register_task, task_of
-from .harc import (HARC, HARC_DEFAULTS, check_harc, harc_record_stem, load_harc_data,
-                           evaluate_harc, observe)
+from .harc import HARC, HARC_DEFAULTS, check_harc, harc_record_stem, load_harc_data
+from .harc import evaluate_harc, observe
 from .records import read_records
 from .report import reported, summarize, pm
 from .artefacts import harc_records, harc_result_table
@@ -30,42 +30,72 @@ __all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS',
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
 KNOB_DESIGN = dict(knobs={c: grid for c, (_, _, grid) in SEVERITY_KNOBS.items()})
 
-def knob_masks(condition: str,  # a shifted condition of the paper
-               value: float,  # its knob's value
-               n: int, L: int, D: int,  # windows, steps, channels
-               rate: float,  # observation budget
-               seed: int  # fixes the draw
-              ) -> torch.Tensor:
+
+def knob_masks(
+    condition: str,  # a shifted condition of the paper
+    value: float,  # its knob's value
+    n: int,
+    L: int,
+    D: int,  # windows, steps, channels
+    rate: float,  # observation budget
+    seed: int,  # fixes the draw
+) -> torch.Tensor:
     "Masks [n,L,D] of `condition` at knob `value`, `floor(L*rate)*D` cells per window."
     steps = budget_steps(L, rate)
     g = torch.Generator().manual_seed(derive_seed(seed, 'knob', condition, f'{value:g}'))
-    return check_budget(knob_condition(condition, value)(n, L, D, steps, g), steps, f'{condition} at {value:g}')
+    return check_budget(
+        knob_condition(condition, value)(n, L, D, steps, g), steps, f'{condition} at {value:g}'
+    )
 
 # %% ../nbs/18_paper_severity.ipynb #a3aeeaf0
 def knob_curves(algo, cfg: dict, design: dict = KNOB_DESIGN) -> dict:
     "Accuracy (%) under Random and at each knob value: {'Random': acc, condition: {value: acc}}."
-    x = task_of(cfg).test_windows(cfg); n, L, D = x.shape
-    out = {'Random': accuracy(algo, observe(x, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random')))}
+    x = task_of(cfg).test_windows(cfg)
+    n, L, D = x.shape
+    out = {
+        'Random': accuracy(
+            algo,
+            observe(x, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random')),
+        )
+    }
     for cond, grid in design['knobs'].items():
         seed = derive_seed(cfg['seed'], 'masks', 'test', cond)
-        out[cond] = {f'{v:g}': accuracy(algo, x.with_mask(knob_masks(cond, v, n, L, D, cfg['rate'], seed))) for v in grid}
+        out[cond] = {
+            f'{v:g}': accuracy(algo, x.with_mask(knob_masks(cond, v, n, L, D, cfg['rate'], seed)))
+            for v in grid
+        }
     return out
 
 # %% ../nbs/18_paper_severity.ipynb #b77365e1
 def knob_frame(results_dir=None) -> pd.DataFrame:
-    "Long table of the knob records: method, seed, condition, knob, value, accuracy, random (the model's Random accuracy)."
+    "Long table of the knob records: method, seed, condition, knob, value, accuracy, random."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_knobs'):
-        if r['design'] != KNOB_DESIGN: continue
+        if r['design'] != KNOB_DESIGN:
+            continue
         c, res = r['config'], r['results']
         for cond, curve in res.items():
-            if cond == 'Random': continue
-            rows += [dict(method=c['method'], seed=c['seed'], condition=cond, knob=SEVERITY_KNOBS[cond][0], value=float(v),
-                          accuracy=a, random=res['Random']) for v, a in curve.items()]
-    return pd.DataFrame(rows, columns=['method', 'seed', 'condition', 'knob', 'value', 'accuracy', 'random'])
+            if cond == 'Random':
+                continue
+            rows += [
+                dict(
+                    method=c['method'],
+                    seed=c['seed'],
+                    condition=cond,
+                    knob=SEVERITY_KNOBS[cond][0],
+                    value=float(v),
+                    accuracy=a,
+                    random=res['Random'],
+                )
+                for v, a in curve.items()
+            ]
+    return pd.DataFrame(
+        rows, columns=['method', 'seed', 'condition', 'knob', 'value', 'accuracy', 'random']
+    )
 
 # %% ../nbs/18_paper_severity.ipynb #3708864f
 CHANCE = 100 / len(HAR_CLASSES)  # accuracy (%) of guessing among HAR's six activities
+
 
 def relative_drop(random, shifted, chance: float = CHANCE):
     "Drop from Random as a share of Random's accuracy above chance."
@@ -74,78 +104,128 @@ def relative_drop(random, shifted, chance: float = CHANCE):
 # %% ../nbs/18_paper_severity.ipynb #d08330a3
 def paper_targets(row: str = 'ERM') -> dict:
     "The paper's relative drop of `row` (ERM) per shifted condition of its HAR-C table."
-    paper = reported('tab:harc'); erm = paper[paper.row == row].set_index('column')['mean']
+    paper = reported('tab:harc')
+    erm = paper[paper.row == row].set_index('column')['mean']
     return {c: float(relative_drop(erm['Random'], erm[c])) for c in SEVERITY_KNOBS}
 
 # %% ../nbs/18_paper_severity.ipynb #8e28dabe
 def knob_value(grid, drops, target: float, log: bool = False) -> tuple:
-    "(value, reached): where the drops along `grid` (mild end first) first meet `target`, linear (in log for `log`)."
-    x = np.log(np.asarray(grid, float)) if log else np.asarray(grid, float); d = np.asarray(drops, float)
+    "(value, reached): where drops along `grid` (mild end first) meet `target`, linear or log."
+    x = np.log(np.asarray(grid, float)) if log else np.asarray(grid, float)
+    d = np.asarray(drops, float)
     for i in range(len(x) - 1):
         if d[i] <= target <= d[i + 1] or d[i] >= target >= d[i + 1]:
-            t = 0. if d[i + 1] == d[i] else (target - d[i]) / (d[i + 1] - d[i])
+            t = 0.0 if d[i + 1] == d[i] else (target - d[i]) / (d[i + 1] - d[i])
             v = x[i] + t * (x[i + 1] - x[i])
             return float(np.exp(v) if log else v), True
     return float(grid[-1]), False
 
 # %% ../nbs/18_paper_severity.ipynb #048eb865
 def freeze_knob(knob: str, value: float) -> float:
-    "The value as frozen in `PAPER_SEVERITY`: two significant digits for a skew, two decimals otherwise."
+    "The value as frozen in `PAPER_SEVERITY`: two significant digits for a skew, else two decimals."
     return float(f'{value:.2g}') if knob == 'skew' else round(value, 2)
 
 # %% ../nbs/18_paper_severity.ipynb #d5e9d5fe
-def calibrate(frame: pd.DataFrame,  # `knob_frame`
-              targets: dict,  # condition -> relative drop to meet (`paper_targets`)
-              method: str = 'erm', seeds=(0, 1, 2)) -> pd.DataFrame:
-    "Per condition: knob, target, the mean relative drop at the grid's ends, the value meeting the target and its frozen form."
+def calibrate(
+    frame: pd.DataFrame,  # `knob_frame`
+    targets: dict,  # condition -> relative drop to meet (`paper_targets`)
+    method: str = 'erm',
+    seeds=(0, 1, 2),
+) -> pd.DataFrame:
+    "Per condition: knob, target, mean relative drop at grid ends, value meeting it, frozen form."
     f = frame[(frame.method == method) & frame.seed.isin(list(seeds))]
     f = f.assign(drop=relative_drop(f.random, f.accuracy))
     rows = []
     for cond, (knob, _, grid) in SEVERITY_KNOBS.items():
         g = f[f.condition == cond]
-        if g.seed.nunique() < len(seeds): continue  # calibrated on every seed of the rule or not at all
+        if g.seed.nunique() < len(seeds):
+            continue  # calibrated on every seed of the rule or not at all
         curve = g.groupby('value')['drop'].mean().reindex(grid)
         value, reached = knob_value(grid, curve.values, targets[cond], log=knob == 'skew')
-        rows.append(dict(condition=cond, knob=knob, target=targets[cond], mild=curve.iloc[0], strongest=curve.iloc[-1],
-                         value=value, reached=reached, frozen=freeze_knob(knob, value)))
-    return pd.DataFrame(rows, columns=['condition', 'knob', 'target', 'mild', 'strongest', 'value', 'reached', 'frozen'])
+        rows.append(
+            dict(
+                condition=cond,
+                knob=knob,
+                target=targets[cond],
+                mild=curve.iloc[0],
+                strongest=curve.iloc[-1],
+                value=value,
+                reached=reached,
+                frozen=freeze_knob(knob, value),
+            )
+        )
+    return pd.DataFrame(
+        rows,
+        columns=['condition', 'knob', 'target', 'mild', 'strongest', 'value', 'reached', 'frozen'],
+    )
 
 # %% ../nbs/18_paper_severity.ipynb #049048f2
 def knob_table(frame: pd.DataFrame, method: str = 'erm') -> pd.DataFrame:
-    "Per condition and knob value: accuracy and relative drop (%, mean ± se over seeds) of `method`."
+    "Per condition and knob value: accuracy and relative drop (%, mean ± se over seeds) of `method`"
     f = frame[frame.method == method]
     f = f.assign(drop=100 * relative_drop(f.random, f.accuracy))
     s = summarize(f, ['condition', 'knob', 'value'], ['accuracy', 'drop'])
-    out = s.pivot_table(index=['condition', 'knob', 'value'], columns='column', values=['mean', 'se'], sort=False)
-    return pd.DataFrame({col: [pm(out[('mean', col)][k], out[('se', col)][k]) for k in out.index] for col in ('accuracy', 'drop')},
-                        index=out.index).rename(columns={'accuracy': 'accuracy (%)', 'drop': 'drop (% of Random above chance)'})
+    out = s.pivot_table(
+        index=['condition', 'knob', 'value'], columns='column', values=['mean', 'se'], sort=False
+    )
+    return pd.DataFrame(
+        {
+            col: [pm(out[('mean', col)][k], out[('se', col)][k]) for k in out.index]
+            for col in ('accuracy', 'drop')
+        },
+        index=out.index,
+    ).rename(columns={'accuracy': 'accuracy (%)', 'drop': 'drop (% of Random above chance)'})
 
 # %% ../nbs/18_paper_severity.ipynb #6868fd05
-def plot_knob_curves(frame: pd.DataFrame,  # `knob_frame`
-                     calibration: pd.DataFrame,  # `calibrate`
-                     method: str = 'erm'):
-    "One panel per condition: the mean relative drop (± se) along the knob, the paper's target and the frozen value."
+def plot_knob_curves(
+    frame: pd.DataFrame,  # `knob_frame`
+    calibration: pd.DataFrame,  # `calibrate`
+    method: str = 'erm',
+):
+    "A panel per condition: mean relative drop (± se) along the knob, the target, the frozen value."
     import matplotlib.pyplot as plt
-    f = frame[frame.method == method]; f = f.assign(drop=100 * relative_drop(f.random, f.accuracy))
-    fig, axes = plt.subplots(1, len(SEVERITY_KNOBS), figsize=(3 * len(SEVERITY_KNOBS), 2.8), sharey=True)
+
+    f = frame[frame.method == method]
+    f = f.assign(drop=100 * relative_drop(f.random, f.accuracy))
+    fig, axes = plt.subplots(
+        1, len(SEVERITY_KNOBS), figsize=(3 * len(SEVERITY_KNOBS), 2.8), sharey=True
+    )
     for ax, (cond, (knob, _, _)) in zip(axes, SEVERITY_KNOBS.items()):
-        g = f[f.condition == cond].groupby('value')['drop']; m, se = g.mean(), g.sem()
+        g = f[f.condition == cond].groupby('value')['drop']
+        m, se = g.mean(), g.sem()
         if len(m):  # no records: an empty panel
-            ax.plot(m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds')
-            ax.fill_between(m.index.to_numpy(float), (m - se).to_numpy(float), (m + se).to_numpy(float), alpha=.25)
+            ax.plot(
+                m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds'
+            )
+            ax.fill_between(
+                m.index.to_numpy(float),
+                (m - se).to_numpy(float),
+                (m + se).to_numpy(float),
+                alpha=0.25,
+            )
         row = calibration[calibration.condition == cond]
         if len(row):
-            ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=.8, label="paper's ERM")
-            ax.axvline(row.frozen.iloc[0], color='C3', lw=.8, label=f'frozen: {row.frozen.iloc[0]:g}')
-        if knob == 'skew': ax.set_xscale('log')
-        if knob == 'width': ax.invert_xaxis()
-        ax.set_title(cond); ax.set_xlabel(knob); ax.legend(fontsize=6)
+            ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=0.8, label="paper's ERM")
+            ax.axvline(
+                row.frozen.iloc[0], color='C3', lw=0.8, label=f'frozen: {row.frozen.iloc[0]:g}'
+            )
+        if knob == 'skew':
+            ax.set_xscale('log')
+        if knob == 'width':
+            ax.invert_xaxis()
+        ax.set_title(cond)
+        ax.set_xlabel(knob)
+        ax.legend(fontsize=6)
     axes[0].set_ylabel('drop from Random\n(% of accuracy above chance)')
     fig.tight_layout()
     return fig
 
 # %% ../nbs/18_paper_severity.ipynb #609a9633
-HARC_PS_DEFAULTS = dict({k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'}, experiment='harc_ps', dataset='harc_ps')
+HARC_PS_DEFAULTS = dict(
+    {k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'},
+    experiment='harc_ps',
+    dataset='harc_ps',
+)
 
 # %% ../nbs/18_paper_severity.ipynb #ca662862
 def harc_ps_averages(cfg: dict) -> dict:
@@ -153,88 +233,189 @@ def harc_ps_averages(cfg: dict) -> dict:
     return dict(avg=list(PAPER_SEVERITY_CONDITIONS), shifted_avg=PAPER_SEVERITY_CONDITIONS[1:])
 
 # %% ../nbs/18_paper_severity.ipynb #9dd6079e
-HARC_PS = register_task(Task(
-    name='harc_ps', display="HAR-C (paper severity)", defaults=HARC_PS_DEFAULTS, check=check_harc, load=load_harc_data,
-    evaluate=evaluate_harc, record_stem=harc_record_stem, notebook='nbs/run_harc.ipynb',
-    conditions=tuple(PAPER_SEVERITY_CONDITIONS), averages=harc_ps_averages, test_windows=HARC.test_windows))
+HARC_PS = register_task(
+    Task(
+        name='harc_ps',
+        display="HAR-C (paper severity)",
+        defaults=HARC_PS_DEFAULTS,
+        check=check_harc,
+        load=load_harc_data,
+        evaluate=evaluate_harc,
+        record_stem=harc_record_stem,
+        notebook='nbs/run_harc.ipynb',
+        conditions=tuple(PAPER_SEVERITY_CONDITIONS),
+        averages=harc_ps_averages,
+        test_windows=HARC.test_windows,
+    )
+)
 
 # %% ../nbs/18_paper_severity.ipynb #7f9268cb
 PS_COLUMNS = {name: c for c, name in PAPER_SEVERITY_NAMES.items()}  # 'Desync-P' -> 'Desync'
 PS_TABLE_COLUMNS = ['Random', 'Regular', *PAPER_SEVERITY, 'Avg.']
 
-def severity_matched_table(rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
-                           seeds=range(10), results_dir=None,
-                           paper_rows: dict | None = None  # our row -> the paper's (None: rows present in the paper)
-                          ) -> tuple:
-    "(table, twin beside the paper or None, records): `harc_ps` records per row, mean ± se over seeds."
-    try: in_paper = set(reported('tab:harc').row)
-    except FileNotFoundError: in_paper = set()
-    return harc_result_table(rows, seeds, results_dir, paper_table='tab:harc', rename=PS_COLUMNS, dataset='harc_ps',
-                             paper_rows=paper_rows or {r: r for r in rows if r in in_paper})
+
+def severity_matched_table(
+    rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
+    seeds=range(10),
+    results_dir=None,
+    paper_rows: dict | None = None,  # our row -> the paper's (None: rows present in the paper)
+) -> tuple:
+    "(table, twin by the paper or None, records): `harc_ps` records per row, mean ± se over seeds."
+    try:
+        in_paper = set(reported('tab:harc').row)
+    except FileNotFoundError:
+        in_paper = set()
+    return harc_result_table(
+        rows,
+        seeds,
+        results_dir,
+        paper_table='tab:harc',
+        rename=PS_COLUMNS,
+        dataset='harc_ps',
+        paper_rows=paper_rows or {r: r for r in rows if r in in_paper},
+    )
 
 # %% ../nbs/18_paper_severity.ipynb #5282340e
-def calibration_check(ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
-                      targets: dict,  # `paper_targets()`
-                      row: str = 'ERM') -> pd.DataFrame:
-    "Per shifted condition: the target relative drop and `row`'s on its `harc_ps` records (%, mean ± se, seeds)."
+def calibration_check(
+    ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
+    targets: dict,  # `paper_targets()`
+    row: str = 'ERM',
+) -> pd.DataFrame:
+    "Per shifted condition: the target relative drop and `row`'s on its `harc_ps` records (%)."
     r = ps[ps.row == row]
-    drops = pd.DataFrame({c: 100 * relative_drop(r.Random, r[c]) for c in SEVERITY_KNOBS}).assign(row=row)
+    drops = pd.DataFrame({c: 100 * relative_drop(r.Random, r[c]) for c in SEVERITY_KNOBS}).assign(
+        row=row
+    )
     s = summarize(drops, 'row', list(SEVERITY_KNOBS)).set_index('column')
-    return pd.DataFrame({'target (%)': [round(100 * targets[c], 1) for c in SEVERITY_KNOBS],
-                         f'{row} (%)': [pm(s.loc[c, 'mean'], s.loc[c, 'se'], 1) for c in SEVERITY_KNOBS],
-                         'seeds': [int(s.loc[c, 'n']) for c in SEVERITY_KNOBS]}, index=pd.Index(list(SEVERITY_KNOBS), name='condition'))
+    return pd.DataFrame(
+        {
+            'target (%)': [round(100 * targets[c], 1) for c in SEVERITY_KNOBS],
+            f'{row} (%)': [pm(s.loc[c, 'mean'], s.loc[c, 'se'], 1) for c in SEVERITY_KNOBS],
+            'seeds': [int(s.loc[c, 'n']) for c in SEVERITY_KNOBS],
+        },
+        index=pd.Index(list(SEVERITY_KNOBS), name='condition'),
+    )
 
 # %% ../nbs/18_paper_severity.ipynb #b70ef189
 def _relative_drops(means: pd.DataFrame) -> pd.DataFrame:
-    "Relative drop (%) of every shifted column from Random, per row of a table of means (rows: methods)."
+    "Relative drop (%) of each shifted column from Random, per row of a table of means (methods)."
     return pd.DataFrame({c: 100 * relative_drop(means['Random'], means[c]) for c in SEVERITY_KNOBS})
 
-def severity_verdict(ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
-                     today: pd.DataFrame,  # `harc_records` of the same rows on HAR-C
-                     paper: pd.DataFrame,  # the paper's tab:harc (`reported`)
-                     baselines,  # row names of the DG baselines
-                     calibrated=('ERM',), prism: str = 'PRISM') -> dict:
-    "Held-out drop gaps per condition, the baselines' order, PRISM's lead per condition and its First/Last/Mid drops."
-    cols = list(SEVERITY_KNOBS); pm_ = paper.pivot_table(index='row', columns='column', values='mean')
-    ours = {'today': today.groupby('row')[['Random', *cols, 'Avg.']].mean(), 'paper severity': ps.groupby('row')[['Random', *cols, 'Avg.']].mean()}
-    held = [r for r in pm_.index if r not in calibrated and r in ours['today'].index and r in ours['paper severity'].index]
-    gap = pd.DataFrame({k: (_relative_drops(o.loc[held]) - _relative_drops(pm_.loc[held])).abs().mean() for k, o in ours.items()})
+
+def severity_verdict(
+    ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
+    today: pd.DataFrame,  # `harc_records` of the same rows on HAR-C
+    paper: pd.DataFrame,  # the paper's tab:harc (`reported`)
+    baselines,  # row names of the DG baselines
+    calibrated=('ERM',),
+    prism: str = 'PRISM',
+) -> dict:
+    "Held-out drop gaps per condition, baselines' order, PRISM's lead, its First/Last/Mid drops."
+    cols = list(SEVERITY_KNOBS)
+    pm_ = paper.pivot_table(index='row', columns='column', values='mean')
+    ours = {
+        'today': today.groupby('row')[['Random', *cols, 'Avg.']].mean(),
+        'paper severity': ps.groupby('row')[['Random', *cols, 'Avg.']].mean(),
+    }
+    held = [
+        r
+        for r in pm_.index
+        if r not in calibrated and r in ours['today'].index and r in ours['paper severity'].index
+    ]
+    gap = pd.DataFrame(
+        {
+            k: (_relative_drops(o.loc[held]) - _relative_drops(pm_.loc[held])).abs().mean()
+            for k, o in ours.items()
+        }
+    )
     gap.loc['mean'] = gap.mean()
-    base = [b for b in baselines if b in ours['paper severity'].index and b in ours['today'].index and b in pm_.index]
+    base = [
+        b
+        for b in baselines
+        if b in ours['paper severity'].index and b in ours['today'].index and b in pm_.index
+    ]
     rho = lambda a, b: float(pd.Series(a).rank().corr(pd.Series(b).rank()))
-    order = {f'{k} vs paper': rho(o.loc[base, 'Avg.'].values, pm_.loc[base, 'Avg.'].values) for k, o in ours.items()}
-    order['today vs paper severity'] = rho(ours['today'].loc[base, 'Avg.'].values, ours['paper severity'].loc[base, 'Avg.'].values)
+    order = {
+        f'{k} vs paper': rho(o.loc[base, 'Avg.'].values, pm_.loc[base, 'Avg.'].values)
+        for k, o in ours.items()
+    }
+    order['today vs paper severity'] = rho(
+        ours['today'].loc[base, 'Avg.'].values, ours['paper severity'].loc[base, 'Avg.'].values
+    )
     s = summarize(ps, 'row', ['Random', *cols]).set_index(['row', 'column'])
     lead = {}
     for c in ['Random', *cols]:
         best = max(base, key=lambda b: s.loc[(b, c), 'mean'])
-        lead[c] = dict(best=best, lead=s.loc[(prism, c), 'mean'] - s.loc[(best, c), 'mean'],
-                       se=float(np.hypot(s.loc[(prism, c), 'se'], s.loc[(best, c), 'se'])))
+        lead[c] = dict(
+            best=best,
+            lead=s.loc[(prism, c), 'mean'] - s.loc[(best, c), 'mean'],
+            se=float(np.hypot(s.loc[(prism, c), 'se'], s.loc[(best, c), 'se'])),
+        )
     p = ps[ps.row == prism]
-    flm = {c: dict(drop=float((p.Random - p[c]).mean()), se=float((p.Random - p[c]).std(ddof=1) / np.sqrt(len(p))), seeds=len(p),
-                   paper_drop=float(pm_.loc[prism, 'Random'] - pm_.loc[prism, c])) for c in ('First', 'Last', 'Mid')}
-    return dict(held_out=held, gap=gap, order=order, n_baselines=len(base), lead=pd.DataFrame(lead).T, flm=pd.DataFrame(flm).T)
+    flm = {
+        c: dict(
+            drop=float((p.Random - p[c]).mean()),
+            se=float((p.Random - p[c]).std(ddof=1) / np.sqrt(len(p))),
+            seeds=len(p),
+            paper_drop=float(pm_.loc[prism, 'Random'] - pm_.loc[prism, c]),
+        )
+        for c in ('First', 'Last', 'Mid')
+    }
+    return dict(
+        held_out=held,
+        gap=gap,
+        order=order,
+        n_baselines=len(base),
+        lead=pd.DataFrame(lead).T,
+        flm=pd.DataFrame(flm).T,
+    )
 
 # %% ../nbs/18_paper_severity.ipynb #dac55d4e
-def severity_findings(v: dict,  # `severity_verdict`
-                      ps: pd.DataFrame  # the `harc_ps` records it was computed from
-                     ) -> list:
-    "Sentences: the held-out check, the order, PRISM's lead, and the First/Last/Mid claim, with seeds and standard errors."
+def severity_findings(
+    v: dict,  # `severity_verdict`
+    ps: pd.DataFrame,  # the `harc_ps` records it was computed from
+) -> list:
+    "Sentences: held-out check, order, PRISM's lead, First/Last/Mid claim, with seeds and se."
     seeds = ps.groupby('row').seed.nunique()
     g = v['gap']
-    out = [f"**Held-out check** ({len(v['held_out'])} methods the knobs were not calibrated on, {seeds.min()}-{seeds.max()} seeds "
-           f"each): their drops from Random differ from the paper's by {g.loc['mean', 'paper severity']:.1f}% of Random's accuracy "
-           f"above chance on average at the paper's severity, against {g.loc['mean', 'today']:.1f}% on today's HAR-C "
-           f"(per condition: " + ', '.join(f"{c} {g.loc[c, 'today']:.1f} → {g.loc[c, 'paper severity']:.1f}" for c in SEVERITY_KNOBS) + ').']
+    out = [
+        f"**Held-out check** ({len(v['held_out'])} methods the knobs were not calibrated on, "
+        f"{seeds.min()}-{seeds.max()} seeds "
+        "each): their drops from Random differ from the paper's by "
+        f"{g.loc['mean', 'paper severity']:.1f}% of Random's accuracy "
+        f"above chance on average at the paper's severity, against {g.loc['mean', 'today']:.1f}% "
+        "on today's HAR-C "
+        f"(per condition: "
+        + ', '.join(
+            f"{c} {g.loc[c, 'today']:.1f} → {g.loc[c, 'paper severity']:.1f}"
+            for c in SEVERITY_KNOBS
+        )
+        + ').'
+    ]
     o = v['order']
-    out.append(f"**Order** of the {v['n_baselines']} baselines by Avg.: Spearman {o['paper severity vs paper']:+.2f} with the paper's "
-               f"at its severity, {o['today vs paper']:+.2f} on today's HAR-C ({o['today vs paper severity']:+.2f} between the two).")
+    out.append(
+        f"**Order** of the {v['n_baselines']} baselines by Avg.: Spearman "
+        f"{o['paper severity vs paper']:+.2f} with the paper's "
+        f"at its severity, {o['today vs paper']:+.2f} on today's HAR-C "
+        f"({o['today vs paper severity']:+.2f} between the two)."
+    )
     lead = v['lead']
-    out.append("**PRISM's lead** over the best baseline: " + ', '.join(
-        f"{c} {r['lead']:+.1f} ± {r['se']:.1f} ({r['best']})" for c, r in lead.iterrows()) + '.')
+    out.append(
+        "**PRISM's lead** over the best baseline: "
+        + ', '.join(
+            f"{c} {r['lead']:+.1f} ± {r['se']:.1f} ({r['best']})" for c, r in lead.iterrows()
+        )
+        + '.'
+    )
     flm = v['flm']
     holds = [c for c, r in flm.iterrows() if r['drop'] <= 5]
-    out.append("**First/Last/Mid**: PRISM loses " + ', '.join(f"{c} {r['drop']:.1f} ± {r['se']:.1f}" for c, r in flm.iterrows())
-               + f" points from its Random accuracy (paper: " + ', '.join(f"{r['paper_drop']:.1f}" for _, r in flm.iterrows())
-               + f"); the paper's claim of at most 3-5 points holds on {len(holds)} of 3" + (f" ({', '.join(holds)})" if holds else '') + '.')
+    out.append(
+        "**First/Last/Mid**: PRISM loses "
+        + ', '.join(f"{c} {r['drop']:.1f} ± {r['se']:.1f}" for c, r in flm.iterrows())
+        + f" points from its Random accuracy (paper: "
+        + ', '.join(f"{r['paper_drop']:.1f}" for _, r in flm.iterrows())
+        + f"); the paper's claim of at most 3-5 points holds on {len(holds)} of 3"
+        + (f" ({', '.join(holds)})" if holds else '')
+        + '.'
+    )
     return out

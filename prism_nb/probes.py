@@ -27,46 +27,69 @@ __all__ = ['PROBE_DESIGN', 'PROBE_STAGES', 'PROBE_ENCODERS', 'encoder_embeddings
            'probe_frame', 'probe_table', 'plot_branch_information']
 
 # %% ../nbs/15_probes.ipynb #88adaef5
-PROBE_DESIGN = dict(n_fit=2000, n_eval=1000, alphas=[0.01, 0.1, 1., 10., 100., 1000., 10000.], C=1.0, max_iter=2000, clip_to_fit=True)
+PROBE_DESIGN = dict(
+    n_fit=2000,
+    n_eval=1000,
+    alphas=[0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0],
+    C=1.0,
+    max_iter=2000,
+    clip_to_fit=True,
+)
 PROBE_STAGES = ('initialization', 'pretraining', 'training')
 PROBE_ENCODERS = {'E_feat': 'feature-centric E_feat', 'E_samp': 'sampling-centric E_samp'}
 
 # %% ../nbs/15_probes.ipynb #9c639e5b
 @torch.no_grad()
-def encoder_embeddings(encoder: torch.nn.Module,  # a backbone: `encoder(v, m, t) -> [B, out_dim]`
-                       x: ISMTS,  # windows [N, L, D]
-                       batch_size: int = 512) -> np.ndarray:
+def encoder_embeddings(
+    encoder: torch.nn.Module,  # a backbone: `encoder(v, m, t) -> [B, out_dim]`
+    x: ISMTS,  # windows [N, L, D]
+    batch_size: int = 512,
+) -> np.ndarray:
     "The representations [N, out_dim] of `x`, in eval mode, as float64."
-    was_training = encoder.training; encoder.eval(); dev = model_device(encoder)
+    was_training = encoder.training
+    encoder.eval()
+    dev = model_device(encoder)
     try:
-        z = [encoder(x.v[i:i + batch_size].to(dev), x.m[i:i + batch_size].to(dev), x.t[i:i + batch_size].to(dev)).cpu()
-             for i in range(0, len(x), batch_size)]
-    finally: encoder.train(was_training)
+        z = [
+            encoder(
+                x.v[i : i + batch_size].to(dev),
+                x.m[i : i + batch_size].to(dev),
+                x.t[i : i + batch_size].to(dev),
+            ).cpu()
+            for i in range(0, len(x), batch_size)
+        ]
+    finally:
+        encoder.train(was_training)
     return torch.cat(z).double().numpy()
 
 # %% ../nbs/15_probes.ipynb #a1c23f88
-def probe_inputs(z_fit: np.ndarray,  # representations of the fit windows [N, H]
-                 z_eval: np.ndarray,  # of the evaluation windows [M, H]
-                 clip: bool = True  # clip the evaluation dimensions to their range on the fit windows
-                ) -> tuple:
-    "(z_fit, z_eval) standardized on the fit windows, z_eval clipped to the fit's range per dimension."
+def probe_inputs(
+    z_fit: np.ndarray,  # representations of the fit windows [N, H]
+    z_eval: np.ndarray,  # of the evaluation windows [M, H]
+    clip: bool = True,  # clip the evaluation dimensions to their range on the fit windows
+) -> tuple:
+    "(z_fit, z_eval) standardized on the fit windows, z_eval clipped to the fit's range per dim."
     from sklearn.preprocessing import StandardScaler
+
     scaler = StandardScaler().fit(z_fit)
     a, b = scaler.transform(z_fit), scaler.transform(z_eval)
     return a, (np.clip(b, a.min(0), a.max(0)) if clip else b)
 
 # %% ../nbs/15_probes.ipynb #88f0b841
-def value_probe_r2(z_fit: np.ndarray,  # representations of the fit windows [N, H]
-                   y_fit: np.ndarray,  # their fully observed values, flattened [N, L*D]
-                   z_eval: np.ndarray,  # representations of the evaluation windows [M, H]
-                   y_eval: np.ndarray,  # their values [M, L*D]
-                   held_out: np.ndarray,  # 1 where an evaluation cell was hidden from the encoder [M, L*D]
-                   alphas=PROBE_DESIGN['alphas'],  # ridge penalties, picked by leave-one-out on the fit windows
-                   clip: bool = PROBE_DESIGN['clip_to_fit']  # see `probe_inputs`
-                  ) -> float:
+def value_probe_r2(
+    z_fit: np.ndarray,  # representations of the fit windows [N, H]
+    y_fit: np.ndarray,  # their fully observed values, flattened [N, L*D]
+    z_eval: np.ndarray,  # representations of the evaluation windows [M, H]
+    y_eval: np.ndarray,  # their values [M, L*D]
+    held_out: np.ndarray,  # 1 where an evaluation cell was hidden from the encoder [M, L*D]
+    alphas=PROBE_DESIGN['alphas'],  # ridge penalties, picked by leave-one-out on the fit windows
+    clip: bool = PROBE_DESIGN['clip_to_fit'],  # see `probe_inputs`
+) -> float:
     "R² of a linear probe z -> values on the held-out cells of the evaluation windows."
     from sklearn.linear_model import RidgeCV
-    if held_out.sum() == 0: raise ValueError('no held-out cells to score the value probe on')
+
+    if held_out.sum() == 0:
+        raise ValueError('no held-out cells to score the value probe on')
     a, b = probe_inputs(z_fit, z_eval, clip)
     pred = RidgeCV(alphas=alphas).fit(a, y_fit).predict(b)
     sse = (((y_eval - pred) ** 2) * held_out).sum()
@@ -74,38 +97,47 @@ def value_probe_r2(z_fit: np.ndarray,  # representations of the fit windows [N, 
     return float(1 - sse / sst)
 
 # %% ../nbs/15_probes.ipynb #eb425e37
-def pattern_probe_auroc(z_fit: np.ndarray,  # representations [N, H]
-                        c_fit: np.ndarray,  # the sampling condition of each, as integers [N]
-                        z_eval: np.ndarray,  # [M, H]
-                        c_eval: np.ndarray,  # [M]
-                        C: float = PROBE_DESIGN['C'],  # inverse L2 penalty of the logistic regression
-                        max_iter: int = PROBE_DESIGN['max_iter'],
-                        clip: bool = PROBE_DESIGN['clip_to_fit']  # see `probe_inputs`
-                       ) -> float:
+def pattern_probe_auroc(
+    z_fit: np.ndarray,  # representations [N, H]
+    c_fit: np.ndarray,  # the sampling condition of each, as integers [N]
+    z_eval: np.ndarray,  # [M, H]
+    c_eval: np.ndarray,  # [M]
+    C: float = PROBE_DESIGN['C'],  # inverse L2 penalty of the logistic regression
+    max_iter: int = PROBE_DESIGN['max_iter'],
+    clip: bool = PROBE_DESIGN['clip_to_fit'],  # see `probe_inputs`
+) -> float:
     "Macro one-vs-rest AUROC of a linear probe telling sampling conditions apart from z."
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
-    if len(np.unique(c_fit)) < 2: raise ValueError('the pattern probe needs at least two sampling conditions')
+
+    if len(np.unique(c_fit)) < 2:
+        raise ValueError('the pattern probe needs at least two sampling conditions')
     a, b = probe_inputs(z_fit, z_eval, clip)
     probe = LogisticRegression(C=C, max_iter=max_iter).fit(a, c_fit)
     proba = probe.predict_proba(b)
-    if proba.shape[1] == 2: return float(roc_auc_score(c_eval, proba[:, 1]))
-    return float(roc_auc_score(c_eval, proba, multi_class='ovr', average='macro', labels=probe.classes_))
+    if proba.shape[1] == 2:
+        return float(roc_auc_score(c_eval, proba[:, 1]))
+    return float(
+        roc_auc_score(c_eval, proba, multi_class='ovr', average='macro', labels=probe.classes_)
+    )
 
 # %% ../nbs/15_probes.ipynb #df503670
-def encoder_stages(algo,  # the run's trained model (from `load_model`)
-                   cfg: dict,  # its config
-                   info: dict,  # its data facts (sizes)
-                   checkpoints_dir  # where the run's checkpoints (and the shared pretraining) live
-                  ) -> dict:
-    "{stage: model} at initialization, after pretraining (when the run pretrained) and after training."
+def encoder_stages(
+    algo,  # the run's trained model (from `load_model`)
+    cfg: dict,  # its config
+    info: dict,  # its data facts (sizes)
+    checkpoints_dir,  # where the run's checkpoints (and the shared pretraining) live
+) -> dict:
+    "{stage: model} at initialization, after pretraining (if the run pretrained), after training."
     stages = {'initialization': build_algorithm(cfg, info).for_inference().eval()}
     if cfg['pretrain_epochs']:
         pre = build_algorithm(cfg, info)
         path = pretrain_checkpoint_path(cfg, pre, checkpoints_dir)
         if not path.exists():
-            raise FileNotFoundError(f"no pretraining checkpoint {path} for {cfg['method']} seed {cfg['seed']}; "
-                                    "rerun the config (run(cfg, force=True)) to pretrain and keep it")
+            raise FileNotFoundError(
+                f"no pretraining checkpoint {path} for {cfg['method']} seed {cfg['seed']}; "
+                "rerun the config (run(cfg, force=True)) to pretrain and keep it"
+            )
         pre.load_pretrain_state(torch.load(path, map_location='cpu', weights_only=True)['state'])
         stages['pretraining'] = pre.eval()
     stages['training'] = algo.eval()
@@ -114,26 +146,48 @@ def encoder_stages(algo,  # the run's trained model (from `load_model`)
 # %% ../nbs/15_probes.ipynb #465de0de
 def check_probe_design(design: dict) -> dict:
     "Positive window counts, a non-empty list of positive ridge penalties, a positive C."
-    for k in ('n_fit', 'n_eval', 'max_iter'): check_int(k, design[k], 1)
-    if not design['alphas'] or any(a <= 0 for a in design['alphas']): raise ConfigError(f"alphas must be positive, got {design['alphas']}")
-    if design['C'] <= 0: raise ConfigError(f"C must be positive, got {design['C']}")
+    for k in ('n_fit', 'n_eval', 'max_iter'):
+        check_int(k, design[k], 1)
+    if not design['alphas'] or any(a <= 0 for a in design['alphas']):
+        raise ConfigError(f"alphas must be positive, got {design['alphas']}")
+    if design['C'] <= 0:
+        raise ConfigError(f"C must be positive, got {design['C']}")
     return design
 
 # %% ../nbs/15_probes.ipynb #a9cd31f9
 def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=None) -> dict:
-    "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run on HAR-C's source windows."
+    "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run."
     check_probe_design(design)
-    if task_of(cfg).name != 'harc': raise ConfigError(f"the probes use HAR-C's sampling conditions; got a {task_of(cfg).name} run")
+    if task_of(cfg).name != 'harc':
+        raise ConfigError(
+            f"the probes use HAR-C's sampling conditions; got a {task_of(cfg).name} run"
+        )
     encoders = [e for e in PROBE_ENCODERS if getattr(algo, e, None) is not None]
-    if not encoders: raise ConfigError(f"probes need PRISM's encoders (E_feat, E_samp); {cfg['method']} has neither")
-    train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows'])
+    if not encoders:
+        raise ConfigError(
+            f"probes need PRISM's encoders (E_feat, E_samp); {cfg['method']} has neither"
+        )
+    train, val, test, splits = harc_splits(
+        cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows']
+    )
     for name, part, n in (('n_fit', train, design['n_fit']), ('n_eval', val, design['n_eval'])):
-        if n > len(part): raise ConfigError(f"{name}={n} but the split has only {len(part)} windows")
-    fit, ev = (subset_windows(x, design[k], derive_seed(cfg['seed'], 'probe', tag)) for x, k, tag in ((train, 'n_fit', 'fit'), (val, 'n_eval', 'eval')))
+        if n > len(part):
+            raise ConfigError(f"{name}={n} but the split has only {len(part)} windows")
+    fit, ev = (
+        subset_windows(x, design[k], derive_seed(cfg['seed'], 'probe', tag))
+        for x, k, tag in ((train, 'n_fit', 'fit'), (val, 'n_eval', 'eval'))
+    )
     rate, N, M = cfg['rate'], len(fit), len(ev)
-    views = {part: {c: observe(x, c, rate, derive_seed(cfg['seed'], 'probe', part, c)) for c in HARC_CONDITIONS}
-             for part, x in (('fit', fit), ('eval', ev))}
-    labels = {part: np.repeat(np.arange(len(HARC_CONDITIONS)), n) for part, n in (('fit', N), ('eval', M))}
+    views = {
+        part: {
+            c: observe(x, c, rate, derive_seed(cfg['seed'], 'probe', part, c))
+            for c in HARC_CONDITIONS
+        }
+        for part, x in (('fit', fit), ('eval', ev))
+    }
+    labels = {
+        part: np.repeat(np.arange(len(HARC_CONDITIONS)), n) for part, n in (('fit', N), ('eval', M))
+    }
     y_fit, y_eval = fit.v.reshape(N, -1).double().numpy(), ev.v.reshape(M, -1).double().numpy()
     held = 1 - views['eval']['Random'].m.reshape(M, -1).double().numpy()
     stages = encoder_stages(algo, cfg, harc_info(splits, train, val, test, rate), checkpoints_dir)
@@ -142,62 +196,135 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
         out[stage] = {}
         for e in encoders:
             enc = getattr(model, e)
-            z = {part: {c: encoder_embeddings(enc, x) for c, x in v.items()} for part, v in views.items()}
+            z = {
+                part: {c: encoder_embeddings(enc, x) for c, x in v.items()}
+                for part, v in views.items()
+            }
             out[stage][e] = dict(
-                r2=value_probe_r2(z['fit']['Random'], y_fit, z['eval']['Random'], y_eval, held, design['alphas'], design.get('clip_to_fit', False)),
-                auroc=pattern_probe_auroc(np.concatenate(list(z['fit'].values())), labels['fit'],
-                                          np.concatenate(list(z['eval'].values())), labels['eval'], design['C'], design['max_iter'],
-                                          design.get('clip_to_fit', False)))
+                r2=value_probe_r2(
+                    z['fit']['Random'],
+                    y_fit,
+                    z['eval']['Random'],
+                    y_eval,
+                    held,
+                    design['alphas'],
+                    design.get('clip_to_fit', False),
+                ),
+                auroc=pattern_probe_auroc(
+                    np.concatenate(list(z['fit'].values())),
+                    labels['fit'],
+                    np.concatenate(list(z['eval'].values())),
+                    labels['eval'],
+                    design['C'],
+                    design['max_iter'],
+                    design.get('clip_to_fit', False),
+                ),
+            )
     return out
 
 # %% ../nbs/15_probes.ipynb #249fc759
-def probe_record(source,  # a PRISM run's record (.json path)
-                 design: dict = PROBE_DESIGN, checkpoints_dir=None, force: bool = False) -> dict:
+def probe_record(
+    source,  # a PRISM run's record (.json path)
+    design: dict = PROBE_DESIGN,
+    checkpoints_dir=None,
+    force: bool = False,
+) -> dict:
     "Probe the run of `source` once and keep the result as a `harc_probes` evaluation record."
     checkpoints_dir = checkpoints_root(read_record(source), source, checkpoints_dir)
-    return evaluation_record(source, 'harc_probes', design, partial(branch_probes, checkpoints_dir=checkpoints_dir),
-                             checkpoints_dir=checkpoints_dir, force=force)
+    return evaluation_record(
+        source,
+        'harc_probes',
+        design,
+        partial(branch_probes, checkpoints_dir=checkpoints_dir),
+        checkpoints_dir=checkpoints_dir,
+        force=force,
+    )
 
 # %% ../nbs/15_probes.ipynb #6bfbf1f2
 def probe_frame(results_dir=None, design: dict = PROBE_DESIGN):
-    "One row per (run, stage, encoder, probe): method, variant, seed, stage, encoder, probe ('r2' or 'auroc'), score."
+    "One row per (run, stage, encoder, probe): method, variant, seed, stage, encoder, probe, score."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_probes'):
-        if r['design'] != design: continue
+        if r['design'] != design:
+            continue
         c = r['config']
-        rows += [dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], seed=c['seed'], stage=st, encoder=e, probe=k, score=v)
-                 for st, encs in r['results'].items() for e, sc in encs.items() for k, v in sc.items()]
-    return pd.DataFrame(rows, columns=['method', 'variant', 'backbone', 'seed', 'stage', 'encoder', 'probe', 'score'])
+        rows += [
+            dict(
+                method=c['method'],
+                variant=c['variant'],
+                backbone=c['backbone'],
+                seed=c['seed'],
+                stage=st,
+                encoder=e,
+                probe=k,
+                score=v,
+            )
+            for st, encs in r['results'].items()
+            for e, sc in encs.items()
+            for k, v in sc.items()
+        ]
+    return pd.DataFrame(
+        rows,
+        columns=['method', 'variant', 'backbone', 'seed', 'stage', 'encoder', 'probe', 'score'],
+    )
 
 # %% ../nbs/15_probes.ipynb #b143fa9c
 def probe_table(df) -> pd.DataFrame:
-    "Mean ± se over seeds (the mean alone for one seed): rows (encoder, stage), columns value R² and pattern AUROC, and the number of seeds."
-    st = summarize(df, ['encoder', 'stage', 'probe'], ['score']).set_index(['encoder', 'stage', 'probe'])
+    "Mean ± se over seeds per (encoder, stage): value R², pattern AUROC, and the number of seeds."
+    st = summarize(df, ['encoder', 'stage', 'probe'], ['score']).set_index(
+        ['encoder', 'stage', 'probe']
+    )
     rows = []
     for (e, stage), g in df.groupby(['encoder', 'stage'], sort=False):
         row = {'encoder': PROBE_ENCODERS[e], 'stage': stage}
         for k, name in (('r2', 'feature values (R²)'), ('auroc', 'sampling patterns (AUROC)')):
             cell = st.loc[(e, stage, k)] if (e, stage, k) in st.index else dict(mean=None, se=None)
             row[name] = pm(cell['mean'], cell['se'], 3)
-        row['seeds'] = g.seed.nunique(); rows.append(row)
+        row['seeds'] = g.seed.nunique()
+        rows.append(row)
     out = pd.DataFrame(rows)
     order = {s: i for i, s in enumerate(PROBE_STAGES)}
-    return out.sort_values(['encoder', 'stage'], key=lambda c: c.map(order) if c.name == 'stage' else c).set_index(['encoder', 'stage'])
+    return out.sort_values(
+        ['encoder', 'stage'], key=lambda c: c.map(order) if c.name == 'stage' else c
+    ).set_index(['encoder', 'stage'])
 
 # %% ../nbs/15_probes.ipynb #628ce53b
 def plot_branch_information(df, axes=None):
-    "Two panels: value-probe R² and pattern-probe AUROC of E_feat and E_samp at each stage (mean ± se over seeds)."
+    "Two panels: value-probe R² and pattern-probe AUROC of E_feat and E_samp per stage (mean ± se)."
     import matplotlib.pyplot as plt, seaborn as sns
-    if axes is None: _, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(8, 3.2))
     colors = dict(zip(PROBE_ENCODERS, sns.color_palette('colorblind', 2)))
-    for ax, (k, title, ylabel) in zip(axes, [('r2', 'Feature-value information', 'R² of a linear probe (held-out cells)'),
-                                             ('auroc', 'Sampling-pattern information', 'AUROC of a linear probe (8 conditions)')]):
+    for ax, (k, title, ylabel) in zip(
+        axes,
+        [
+            ('r2', 'Feature-value information', 'R² of a linear probe (held-out cells)'),
+            ('auroc', 'Sampling-pattern information', 'AUROC of a linear probe (8 conditions)'),
+        ],
+    ):
         for e, g in df[df.probe == k].groupby('encoder', sort=False):
-            st = summarize(g, 'stage', ['score']).set_index('stage').reindex([s for s in PROBE_STAGES if s in set(g.stage)])
-            ax.errorbar(range(len(st)), st['mean'], st['se'], marker='o', ms=4, capsize=3, color=colors[e], label=PROBE_ENCODERS[e])
+            st = (
+                summarize(g, 'stage', ['score'])
+                .set_index('stage')
+                .reindex([s for s in PROBE_STAGES if s in set(g.stage)])
+            )
+            ax.errorbar(
+                range(len(st)),
+                st['mean'],
+                st['se'],
+                marker='o',
+                ms=4,
+                capsize=3,
+                color=colors[e],
+                label=PROBE_ENCODERS[e],
+            )
             ax.set_xticks(range(len(st)), st.index)
-        ax.set_title(title); ax.set_ylabel(ylabel)
-        if k == 'auroc': ax.axhline(0.5, color='0.6', lw=0.8, ls=':')
-    axes[0].axhline(0, color='0.6', lw=0.8, ls=':'); axes[1].legend(fontsize=8, loc='lower left')
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        if k == 'auroc':
+            ax.axhline(0.5, color='0.6', lw=0.8, ls=':')
+    axes[0].axhline(0, color='0.6', lw=0.8, ls=':')
+    axes[1].legend(fontsize=8, loc='lower left')
     axes[0].figure.tight_layout()
     return axes[0].figure

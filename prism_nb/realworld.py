@@ -13,8 +13,8 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from .core import ISMTS, config_id, results_root
 from .algorithms import algorithm_class
-from .clinical import (EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, load_eicu_demo, load_p12, load_p19,
-                               unsupported_features, _stratified_val)
+from .clinical import EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, load_eicu_demo
+from .clinical import load_p12, load_p19, unsupported_features, _stratified_val
 from .pam import PAM_FRACTIONS, sensors_out
 from .engine import predict_logits
 from .sampling import HARC_CONDITIONS
@@ -39,8 +39,13 @@ def predict_proba(algo, x: ISMTS, batch_size: int = 1024) -> np.ndarray:
 def binary_metrics(y, p) -> dict:
     "AUROC and AUPRC in percent; an error (not a NaN) when `y` holds a single class."
     y = np.asarray(y)
-    if len(np.unique(y)) < 2: raise ValueError(f"AUROC/AUPRC need both classes; got {len(y)} labels all equal to {y[:1].tolist()}")
-    return dict(auroc=float(roc_auc_score(y, p) * 100), auprc=float(average_precision_score(y, p) * 100))
+    if len(np.unique(y)) < 2:
+        raise ValueError(
+            f"AUROC/AUPRC need both classes; got {len(y)} labels all equal to {y[:1].tolist()}"
+        )
+    return dict(
+        auroc=float(roc_auc_score(y, p) * 100), auprc=float(average_precision_score(y, p) * 100)
+    )
 
 # %% ../nbs/12_realworld.ipynb #2c894de3
 def auroc_score(algo, val: ISMTS) -> float:
@@ -50,125 +55,245 @@ def auroc_score(algo, val: ISMTS) -> float:
 # %% ../nbs/12_realworld.ipynb #a082f213
 REALWORLD_DATASETS = dict(eicu_demo=load_eicu_demo, p12=load_p12, p19=load_p19)
 REALWORLD_TARGETS = dict(eicu_demo=EICU_REGIONS, p12=P12_DOMAINS, p19=P19_DOMAINS)
-REALWORLD_FACTS = dict(  # (task, input window, distribution shift, what a held-out domain is): the dataset-statistics table's words
-    eicu_demo=('ICU mortality (after 24 h)', 'first 24 h, hourly', 'Leave-one-region-out', 'regions'),
-    p12=('In-hospital mortality', 'first 48 h, irregular times', 'Leave-one-ICU-type-out', 'ICU types'),
-    p19=('Sepsis (after 48 h)', 'first 48 h, hourly', 'Train on one hospital system, test on the other', 'hospital systems'))
+# (task, input window, distribution shift, what a held-out domain is): the dataset-statistics
+# table's words
+REALWORLD_FACTS = dict(
+    eicu_demo=(
+        'ICU mortality (after 24 h)',
+        'first 24 h, hourly',
+        'Leave-one-region-out',
+        'regions',
+    ),
+    p12=(
+        'In-hospital mortality',
+        'first 48 h, irregular times',
+        'Leave-one-ICU-type-out',
+        'ICU types',
+    ),
+    p19=(
+        'Sepsis (after 48 h)',
+        'first 48 h, hourly',
+        'Train on one hospital system, test on the other',
+        'hospital systems',
+    ),
+)
 
 # %% ../nbs/12_realworld.ipynb #d9509b48
 def clinical_defaults(dataset: str) -> dict:
     "The task-specific config keys of a clinical dataset, with their defaults."
-    return dict(experiment='realworld',  # results subfolder (a folder per dataset below it)
-                dataset=dataset,  # the task
-                target=REALWORLD_TARGETS[dataset][0],  # held-out domain (test); the others are the sources
-                mask_only=False,  # zero every value: the model sees the observation mask and times only
-                val_frac=0.2)  # share of each source (domain, label) group used for validation
+    return dict(
+        experiment='realworld',  # results subfolder (a folder per dataset below it)
+        dataset=dataset,  # the task
+        target=REALWORLD_TARGETS[dataset][0],  # held-out domain (test); the others are the sources
+        mask_only=False,  # zero every value: the model sees the observation mask and times only
+        val_frac=0.2,
+    )  # share of each source (domain, label) group used for validation
 
 # %% ../nbs/12_realworld.ipynb #caa895d2
 def check_clinical(cfg: dict):
     "Target, mask_only, val_frac, and a method that can run with this many source domains."
     ds = cfg['dataset']
-    if cfg['target'] not in REALWORLD_TARGETS[ds]: raise ConfigError(f"unknown target {cfg['target']!r} for {ds}; valid: {REALWORLD_TARGETS[ds]}")
+    if cfg['target'] not in REALWORLD_TARGETS[ds]:
+        raise ConfigError(
+            f"unknown target {cfg['target']!r} for {ds}; valid: {REALWORLD_TARGETS[ds]}"
+        )
     check_bool('mask_only', cfg['mask_only'])
     cfg['val_frac'] = check_real('val_frac', cfg['val_frac'], 0, 1, lo_open=True, hi_open=True)
     n_sources = len(REALWORLD_TARGETS[ds]) - 1
     cls = algorithm_class(cfg['method'])
     if n_sources < 2 and cls.needs_domains:
         from prism_nb.algorithms import method_names
-        raise ConfigError(f"{cfg['method']} needs several source domains; {ds} has {n_sources} "
-                          f"(methods that run with one: {', '.join(method_names(single_source=True))})")
+
+        raise ConfigError(
+            f"{cfg['method']} needs several source domains; {ds} has {n_sources} "
+            f"(methods that run with one: {', '.join(method_names(single_source=True))})"
+        )
 
 # %% ../nbs/12_realworld.ipynb #0f7f4608
 def clinical_record_stem(cfg: dict) -> tuple:
-    "Clinical records: results/realworld/<dataset>/<method>[-variant][-maskonly]_<backbone>_<target>_s<seed>_<id>.json."
+    "Clinical records: results/realworld/<dataset>/<method>[-variant][-maskonly]_<bb>_<target>_..."
     slug = re.sub(r'[^A-Za-z0-9]+', '', cfg['target'])
-    return (cfg['dataset'],), (f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}"
-                               f"{'-maskonly' if cfg['mask_only'] else ''}_{cfg['backbone']}_{slug}_s{cfg['seed']}")
+    return (cfg['dataset'],), (
+        f"{cfg['method']}{'' if cfg['variant'] == 'full' else '-' + cfg['variant']}"
+        f"{'-maskonly' if cfg['mask_only'] else ''}_{cfg['backbone']}_{slug}_s{cfg['seed']}"
+    )
 
 # %% ../nbs/12_realworld.ipynb #0c2641d0
 def _values_hidden(x: ISMTS) -> ISMTS:
     return ISMTS(torch.zeros_like(x.v), x.m, x.t, x.y, x.d)
 
 # %% ../nbs/12_realworld.ipynb #a02b99c5
-def _count(x: ISMTS) -> dict: return dict(stays=len(x), positives=int(x.y.sum()))
+def _count(x: ISMTS) -> dict:
+    return dict(stays=len(x), positives=int(x.y.sum()))
 
 # %% ../nbs/12_realworld.ipynb #63d7d364
 def load_clinical(cfg: dict) -> TaskData:
-    "Source train/validation and the held-out domain's test stays of a clinical config (and an in-domain test set for mask-only runs)."
+    "Source train/val and held-out test stays of a clinical config (in-domain test for mask-only)."
     data = REALWORLD_DATASETS[cfg['dataset']]()
     train, val, test = domain_split(data, cfg['target'], seed=cfg['seed'], val_frac=cfg['val_frac'])
     dropped_features = unsupported_features(data, train)
     extra = {}
     if cfg['mask_only']:
         train, val, test = map(_values_hidden, (train, val, test))
-        held = torch.from_numpy(_stratified_val((train.d * 2 + train.y).numpy(), 0.2, np.random.default_rng(cfg['seed'] + 1000)))
+        held = torch.from_numpy(
+            _stratified_val(
+                (train.d * 2 + train.y).numpy(), 0.2, np.random.default_rng(cfg['seed'] + 1000)
+            )
+        )
         train, extra['indomain'] = train[~held], train[held]
-    info = dict(source=data.source, fingerprint=data.fingerprint, domains=data.domains, n_features=train.shape[2],
-                seq_len=train.shape[1], train=_count(train), val=_count(val), test=_count(test),
-                n_source_domains=len(data.domains) - 1, dropped_features=dropped_features,
-                n_classes=int(data.x.y.max()) + 1, n_domains=len(data.domains), dropped=data.info.get('dropped', {}),
-                **({'indomain': _count(extra['indomain'])} if extra else {}))
+    info = dict(
+        source=data.source,
+        fingerprint=data.fingerprint,
+        domains=data.domains,
+        n_features=train.shape[2],
+        seq_len=train.shape[1],
+        train=_count(train),
+        val=_count(val),
+        test=_count(test),
+        n_source_domains=len(data.domains) - 1,
+        dropped_features=dropped_features,
+        n_classes=int(data.x.y.max()) + 1,
+        n_domains=len(data.domains),
+        dropped=data.info.get('dropped', {}),
+        **({'indomain': _count(extra['indomain'])} if extra else {}),
+    )
     return TaskData(train=train, val=val, tests={'test': test}, info=info, extra=extra)
 
 # %% ../nbs/12_realworld.ipynb #f827b115
 def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
-    "Held-out AUROC/AUPRC, the same on source validation, sensors out, and in-domain metrics for mask-only runs."
+    "Held-out AUROC/AUPRC, the same on source val, sensors out, in-domain metrics for mask-only."
     test, val = data.tests['test'], data.val
     y = test.y.cpu().numpy()
-    so = {f'{f:.1f}': binary_metrics(y, predict_proba(algo, sensors_out(test, f, seed=cfg['seed']))) for f in PAM_FRACTIONS}
-    out = dict(metrics=binary_metrics(y, predict_proba(algo, test)), val_metrics=binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val)),
-               sensors_out=so)
+    so = {
+        f'{f:.1f}': binary_metrics(y, predict_proba(algo, sensors_out(test, f, seed=cfg['seed'])))
+        for f in PAM_FRACTIONS
+    }
+    out = dict(
+        metrics=binary_metrics(y, predict_proba(algo, test)),
+        val_metrics=binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val)),
+        sensors_out=so,
+    )
     if 'indomain' in data.extra:
-        x = data.extra['indomain']; out['indomain_metrics'] = binary_metrics(x.y.cpu().numpy(), predict_proba(algo, x))
+        x = data.extra['indomain']
+        out['indomain_metrics'] = binary_metrics(x.y.cpu().numpy(), predict_proba(algo, x))
     return out
 
 # %% ../nbs/12_realworld.ipynb #64aa19d8
-CLINICAL_TASKS = {ds: register_task(Task(
-    name=ds, display={'eicu_demo': 'eICU demo', 'p12': 'PhysioNet 2012', 'p19': 'PhysioNet 2019'}[ds], defaults=clinical_defaults(ds),
-    check=check_clinical, load=load_clinical, evaluate=evaluate_clinical, record_stem=clinical_record_stem,
-    notebook='nbs/run_realworld.ipynb', family='clinical', score=auroc_score)) for ds in REALWORLD_DATASETS}
+CLINICAL_TASKS = {
+    ds: register_task(
+        Task(
+            name=ds,
+            display={'eicu_demo': 'eICU demo', 'p12': 'PhysioNet 2012', 'p19': 'PhysioNet 2019'}[
+                ds
+            ],
+            defaults=clinical_defaults(ds),
+            check=check_clinical,
+            load=load_clinical,
+            evaluate=evaluate_clinical,
+            record_stem=clinical_record_stem,
+            notebook='nbs/run_realworld.ipynb',
+            family='clinical',
+            score=auroc_score,
+        )
+    )
+    for ds in REALWORLD_DATASETS
+}
 
 # %% ../nbs/12_realworld.ipynb #7ed75a39
-def realworld_configs(datasets=('eicu_demo',), methods=('erm', 'prism'), seeds=range(3), targets=None, **common) -> list:
-    "Configs for every dataset x target x method x seed (`targets`: dataset -> list; default all of them)."
-    return [make_config(dataset=ds, target=t, method=m, seed=s, **common)
-            for ds in datasets for t in (targets or {}).get(ds, REALWORLD_TARGETS[ds]) for m in methods for s in seeds]
+def realworld_configs(
+    datasets=('eicu_demo',), methods=('erm', 'prism'), seeds=range(3), targets=None, **common
+) -> list:
+    "Configs for each dataset x target x method x seed (`targets`: dataset -> list; default all)."
+    return [
+        make_config(dataset=ds, target=t, method=m, seed=s, **common)
+        for ds in datasets
+        for t in (targets or {}).get(ds, REALWORLD_TARGETS[ds])
+        for m in methods
+        for s in seeds
+    ]
 
 # %% ../nbs/12_realworld.ipynb #05d85ab7
 def _is_canonical(r: dict) -> bool:
-    "Whether a record's config is the default one for its (dataset, target, method, variant, backbone, seed, mask_only)."
+    "Whether a record's config is the default for its dataset, target, method, variant, bb, seed."
     c = r['config']
-    try: ref = make_config(**{k: c[k] for k in ('dataset', 'target', 'method', 'variant', 'backbone', 'seed', 'mask_only', 'experiment')})
-    except (KeyError, ValueError): return False
+    try:
+        ref = make_config(
+            **{
+                k: c[k]
+                for k in (
+                    'dataset',
+                    'target',
+                    'method',
+                    'variant',
+                    'backbone',
+                    'seed',
+                    'mask_only',
+                    'experiment',
+                )
+            }
+        )
+    except (KeyError, ValueError):
+        return False
     return r.get('id') == config_id(ref)
 
 # %% ../nbs/12_realworld.ipynb #c6dd55b0
-def realworld_records(dataset: str, results_dir=None, experiment: str = 'realworld',
-                      canonical_only: bool = True  # keep only runs of the default config (no stray quick runs)
-                     ) -> pd.DataFrame:
-    "One row per record of `dataset`: method, variant, mask_only, target, seed, test/val/in-domain AUROC and AUPRC, seconds."
+def realworld_records(
+    dataset: str,
+    results_dir=None,
+    experiment: str = 'realworld',
+    canonical_only: bool = True,  # keep only runs of the default config (no stray quick runs)
+) -> pd.DataFrame:
+    "One row per record of `dataset`: method, variant, mask_only, target, seed, metrics, seconds."
     folder = results_root(results_dir) / experiment / dataset
     rows = []
     for r in read_records(folder):
         c = r['config']
-        if canonical_only and not _is_canonical(r): continue
-        rows.append(dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], mask_only=c['mask_only'],
-                         target=c['target'], seed=c['seed'], auroc=r['metrics']['auroc'], auprc=r['metrics']['auprc'],
-                         val_auroc=r['val_metrics']['auroc'], val_auprc=r['val_metrics']['auprc'],
-                         indomain_auroc=r.get('indomain_metrics', {}).get('auroc', np.nan),
-                         **{f'so{k}_auroc': v['auroc'] for k, v in r['sensors_out'].items()},
-                         total_seconds=r['timing']['total_seconds']))
-    cols = ['method', 'variant', 'backbone', 'mask_only', 'target', 'seed', 'auroc', 'auprc', 'val_auroc', 'val_auprc', 'indomain_auroc']
+        if canonical_only and not _is_canonical(r):
+            continue
+        rows.append(
+            dict(
+                method=c['method'],
+                variant=c['variant'],
+                backbone=c['backbone'],
+                mask_only=c['mask_only'],
+                target=c['target'],
+                seed=c['seed'],
+                auroc=r['metrics']['auroc'],
+                auprc=r['metrics']['auprc'],
+                val_auroc=r['val_metrics']['auroc'],
+                val_auprc=r['val_metrics']['auprc'],
+                indomain_auroc=r.get('indomain_metrics', {}).get('auroc', np.nan),
+                **{f'so{k}_auroc': v['auroc'] for k, v in r['sensors_out'].items()},
+                total_seconds=r['timing']['total_seconds'],
+            )
+        )
+    cols = [
+        'method',
+        'variant',
+        'backbone',
+        'mask_only',
+        'target',
+        'seed',
+        'auroc',
+        'auprc',
+        'val_auroc',
+        'val_auprc',
+        'indomain_auroc',
+    ]
     df = pd.DataFrame(rows, columns=None if rows else cols)
     key = ['method', 'variant', 'backbone', 'mask_only', 'target', 'seed']
-    if canonical_only and df.duplicated(key).any(): raise ValueError(f"duplicate canonical records in {folder}")
+    if canonical_only and df.duplicated(key).any():
+        raise ValueError(f"duplicate canonical records in {folder}")
     return df
 
 # %% ../nbs/12_realworld.ipynb #289840c2
-def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
-                      rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM and PRISM
-                      results_dir=None, backbone: str = 'cnn') -> tuple:
-    "(long summary of mean/se/n per row and column, the column names) of one dataset's canonical runs."
+def realworld_summary(
+    dataset: str,  # a key of REALWORLD_DATASETS
+    rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM, PRISM
+    results_dir=None,
+    backbone: str = 'cnn',
+) -> tuple:
+    "(long summary of mean/se/n per row and column, column names) of a dataset's canonical runs."
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     recs = realworld_records(dataset, results_dir)
     targets = REALWORLD_TARGETS[dataset]
@@ -178,8 +303,15 @@ def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
         recs = recs[(~recs.mask_only.astype(bool)) & (recs.backbone == backbone)]
         for name, spec in rows.items():
             method, variant = (spec, 'full') if isinstance(spec, str) else spec
-            for seed, g in recs[(recs.method == method) & (recs.variant == variant)].groupby('seed'):
-                cells = {f'{t} {k.upper()}': g.loc[g.target == t, k].mean() for t in targets for k in ('auroc', 'auprc') if (g.target == t).any()}
+            for seed, g in recs[(recs.method == method) & (recs.variant == variant)].groupby(
+                'seed'
+            ):
+                cells = {
+                    f'{t} {k.upper()}': g.loc[g.target == t, k].mean()
+                    for t in targets
+                    for k in ('auroc', 'auprc')
+                    if (g.target == t).any()
+                }
                 if len(g.target.unique()) == len(targets):  # a seed's average needs every target
                     cells['Avg. AUROC'], cells['Avg. AUPRC'] = g.auroc.mean(), g.auprc.mean()
                 long.append({'row': name, 'seed': seed, **cells})
@@ -188,97 +320,206 @@ def realworld_summary(dataset: str,  # a key of REALWORLD_DATASETS
     return summ, cols
 
 # %% ../nbs/12_realworld.ipynb #4dcfb5c2
-def realworld_table(dataset: str,  # a key of REALWORLD_DATASETS
-                    rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM and PRISM
-                    results_dir=None, backbone: str = 'cnn') -> pd.DataFrame:
-    "Paper-layout table of one dataset: '<target> AUROC/AUPRC' and 'Avg. AUROC/AUPRC' columns, 'mean ± se' cells."
+def realworld_table(
+    dataset: str,  # a key of REALWORLD_DATASETS
+    rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM, PRISM
+    results_dir=None,
+    backbone: str = 'cnn',
+) -> pd.DataFrame:
+    "Paper-layout table of a dataset: '<target> AUROC/AUPRC', 'Avg. AUROC/AUPRC'; 'mean ± se'."
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     summ, cols = realworld_summary(dataset, rows, results_dir, backbone)
     return wide_table(summ, 'row', list(rows), cols)
 
 # %% ../nbs/12_realworld.ipynb #3039ee27
-def sensors_out_table(dataset: str, rows: dict | None = None, results_dir=None, backbone: str = 'cnn') -> pd.DataFrame:
-    "Held-out AUROC with 0%, 10% .. 50% of the features hidden at test time: per seed the mean over targets, then mean ± se over seeds."
+def sensors_out_table(
+    dataset: str, rows: dict | None = None, results_dir=None, backbone: str = 'cnn'
+) -> pd.DataFrame:
+    "Held-out AUROC with 0-50% of features hidden at test: per seed mean over targets; mean ± se."
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     cols = ['0%'] + [f'{f:.0%}' for f in PAM_FRACTIONS]
     recs = realworld_records(dataset, results_dir)
-    n_targets = len(REALWORLD_TARGETS[dataset]); long = []
+    n_targets = len(REALWORLD_TARGETS[dataset])
+    long = []
     if len(recs):
-        recs = recs[(recs.variant == 'full') & (~recs.mask_only.astype(bool)) & (recs.backbone == backbone)]
+        recs = recs[
+            (recs.variant == 'full') & (~recs.mask_only.astype(bool)) & (recs.backbone == backbone)
+        ]
         for name, method in rows.items():
             for seed, g in recs[recs.method == method].groupby('seed'):
-                if g.target.nunique() < n_targets: continue  # a seed's mean needs every target
-                long.append({'row': name, 'seed': seed, '0%': g.auroc.mean(),
-                             **{f'{f:.0%}': g[f'so{f:.1f}_auroc'].mean() for f in PAM_FRACTIONS if f'so{f:.1f}_auroc' in g}})
+                if g.target.nunique() < n_targets:
+                    continue  # a seed's mean needs every target
+                long.append(
+                    {
+                        'row': name,
+                        'seed': seed,
+                        '0%': g.auroc.mean(),
+                        **{
+                            f'{f:.0%}': g[f'so{f:.1f}_auroc'].mean()
+                            for f in PAM_FRACTIONS
+                            if f'so{f:.1f}_auroc' in g
+                        },
+                    }
+                )
     df = pd.DataFrame(long, columns=['row', 'seed'] + cols)
     summ = summarize(df, 'row', cols)
     return wide_table(summ, 'row', list(rows), cols)
 
 # %% ../nbs/12_realworld.ipynb #b41ab02e
-def clinical_statistics(dataset: str,  # a key of REALWORLD_DATASETS
-                        target: str | None = None,  # held-out domain whose split is counted; default the first
-                        seed: int = 0) -> pd.Series:
-    "A clinical dataset's column of the dataset-statistics table, from the data and the split the runs use."
-    if dataset not in REALWORLD_DATASETS: raise ValueError(f"unknown dataset {dataset!r}; valid: {', '.join(REALWORLD_DATASETS)}")
+def clinical_statistics(
+    dataset: str,  # a key of REALWORLD_DATASETS
+    target: str | None = None,  # held-out domain whose split is counted; default the first
+    seed: int = 0,
+) -> pd.Series:
+    "A clinical dataset's column of the dataset-statistics table, from the data and runs' split."
+    if dataset not in REALWORLD_DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}; valid: {', '.join(REALWORLD_DATASETS)}")
     data = REALWORLD_DATASETS[dataset]()
-    cfg = make_config(dataset=dataset, seed=seed, **({'target': target} if target is not None else {}))
+    cfg = make_config(
+        dataset=dataset, seed=seed, **({'target': target} if target is not None else {})
+    )
     train, val, test = domain_split(data, cfg['target'], seed=seed, val_frac=cfg['val_frac'])
-    x = data.x; N, L, D = x.shape
+    x = data.x
+    N, L, D = x.shape
     count = lambda p: f"{len(p):,} ({int((p.y == 0).sum()):,} / {int(p.y.sum()):,})"
     task, window, shift, unit = REALWORLD_FACTS[dataset]
-    return pd.Series({'Task': task, '# Classes': int(x.y.max()) + 1, '# Features F': D, 'Sequence length T': L,
-                      'Time window': window, 'Observed fraction': f"{x.m.mean().item():.1%} (native)",
-                      'Distribution shift': shift, '# Test conditions': f"{len(REALWORLD_TARGETS[dataset])} {unit}",
-                      'Train': count(train), 'Val': count(val), 'Test': count(test), 'Total': f"{len(train) + len(val) + len(test):,}",
-                      'Split counted': f"{cfg['target']} held out, seed {seed}"},
-                     name=CLINICAL_TASKS[dataset].display)
+    return pd.Series(
+        {
+            'Task': task,
+            '# Classes': int(x.y.max()) + 1,
+            '# Features F': D,
+            'Sequence length T': L,
+            'Time window': window,
+            'Observed fraction': f"{x.m.mean().item():.1%} (native)",
+            'Distribution shift': shift,
+            '# Test conditions': f"{len(REALWORLD_TARGETS[dataset])} {unit}",
+            'Train': count(train),
+            'Val': count(val),
+            'Test': count(test),
+            'Total': f"{len(train) + len(val) + len(test):,}",
+            'Split counted': f"{cfg['target']} held out, seed {seed}",
+        },
+        name=CLINICAL_TASKS[dataset].display,
+    )
 
 # %% ../nbs/12_realworld.ipynb #f7ed8e24
-def mask_only_summary(datasets=('eicu_demo', 'p12', 'p19'), results_dir=None, method: str = 'erm') -> pd.DataFrame:
-    "Per dataset, mask-only runs: in-domain AUROC (held-out source stays), mean and worst held-out-domain AUROC; se over seeds."
+def mask_only_summary(
+    datasets=('eicu_demo', 'p12', 'p19'), results_dir=None, method: str = 'erm'
+) -> pd.DataFrame:
+    "Per dataset, mask-only runs: in-domain AUROC, mean and worst held-out AUROC; se over seeds."
     out = []
     for ds in datasets:
         r = realworld_records(ds, results_dir)
-        if not len(r): continue
+        if not len(r):
+            continue
         r = r[r.mask_only.astype(bool) & (r.method == method)]
-        if not len(r): continue
-        per_seed = r.groupby('seed')[['indomain_auroc', 'auroc']].mean().assign(dataset=ds)  # mean over targets within a seed
-        seeds = summarize(per_seed, 'dataset', ['indomain_auroc', 'auroc']).set_index('column')  # over seeds
-        per_target = summarize(r, 'target', ['auroc']).set_index('target').sort_index()  # over seeds
+        if not len(r):
+            continue
+        per_seed = (
+            r.groupby('seed')[['indomain_auroc', 'auroc']].mean().assign(dataset=ds)
+        )  # mean over targets within a seed
+        seeds = summarize(per_seed, 'dataset', ['indomain_auroc', 'auroc']).set_index(
+            'column'
+        )  # over seeds
+        per_target = (
+            summarize(r, 'target', ['auroc']).set_index('target').sort_index()
+        )  # over seeds
         worst = per_target['mean'].idxmin()
-        out.append(dict(dataset=ds, in_domain_auroc=seeds.loc['indomain_auroc', 'mean'], in_domain_se=seeds.loc['indomain_auroc', 'se'],
-                        held_out_auroc=seeds.loc['auroc', 'mean'], held_out_se=seeds.loc['auroc', 'se'],
-                        worst_target=worst, worst_auroc=per_target.loc[worst, 'mean'], worst_se=per_target.loc[worst, 'se'],
-                        seeds=r.seed.nunique(), runs=len(r)))
-    return pd.DataFrame(out, columns=['dataset', 'in_domain_auroc', 'in_domain_se', 'held_out_auroc', 'held_out_se', 'worst_target',
-                                      'worst_auroc', 'worst_se', 'seeds', 'runs'])
+        out.append(
+            dict(
+                dataset=ds,
+                in_domain_auroc=seeds.loc['indomain_auroc', 'mean'],
+                in_domain_se=seeds.loc['indomain_auroc', 'se'],
+                held_out_auroc=seeds.loc['auroc', 'mean'],
+                held_out_se=seeds.loc['auroc', 'se'],
+                worst_target=worst,
+                worst_auroc=per_target.loc[worst, 'mean'],
+                worst_se=per_target.loc[worst, 'se'],
+                seeds=r.seed.nunique(),
+                runs=len(r),
+            )
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            'dataset',
+            'in_domain_auroc',
+            'in_domain_se',
+            'held_out_auroc',
+            'held_out_se',
+            'worst_target',
+            'worst_auroc',
+            'worst_se',
+            'seeds',
+            'runs',
+        ],
+    )
 
 # %% ../nbs/12_realworld.ipynb #34f861e9
 def plot_mask_only(summary: pd.DataFrame, ax=None):
-    "Grouped bars: in-domain, mean and worst held-out AUROC of the mask-only model per dataset (chance at 50)."
+    "Grouped bars: in-domain, mean and worst held-out AUROC of mask-only models (chance at 50)."
     import matplotlib.pyplot as plt
-    if ax is None: _, ax = plt.subplots(figsize=(1.6 * max(len(summary), 1) + 2, 3))
-    x = np.arange(len(summary)); w = .27
-    ax.bar(x - w, summary.in_domain_auroc, w, yerr=summary.in_domain_se, label='in-domain (held-out source stays)', capsize=3)
-    ax.bar(x, summary.held_out_auroc, w, yerr=summary.held_out_se, label='held-out domains (mean)', capsize=3)
-    ax.bar(x + w, summary.worst_auroc, w, yerr=summary.worst_se, label='worst held-out domain', capsize=3)
-    ax.axhline(50, color='gray', lw=1, ls='--'); ax.set_ylim(0, 100)  # from 0: a cut axis would exaggerate the gaps
-    shown = {ds: CLINICAL_TASKS[ds].display if ds in CLINICAL_TASKS else ds for ds in summary.dataset}
-    ax.set_xticks(x, [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)], fontsize=8)
-    ax.set_ylabel('AUROC, mask only (%)\n(bars: mean ± se over seeds)'); ax.legend(fontsize=8, loc='upper center')  # above the bars: mask-only AUROCs stay well below 80
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.6 * max(len(summary), 1) + 2, 3))
+    x = np.arange(len(summary))
+    w = 0.27
+    ax.bar(
+        x - w,
+        summary.in_domain_auroc,
+        w,
+        yerr=summary.in_domain_se,
+        label='in-domain (held-out source stays)',
+        capsize=3,
+    )
+    ax.bar(
+        x,
+        summary.held_out_auroc,
+        w,
+        yerr=summary.held_out_se,
+        label='held-out domains (mean)',
+        capsize=3,
+    )
+    ax.bar(
+        x + w,
+        summary.worst_auroc,
+        w,
+        yerr=summary.worst_se,
+        label='worst held-out domain',
+        capsize=3,
+    )
+    ax.axhline(50, color='gray', lw=1, ls='--')
+    ax.set_ylim(0, 100)  # from 0: a cut axis would exaggerate the gaps
+    shown = {
+        ds: CLINICAL_TASKS[ds].display if ds in CLINICAL_TASKS else ds for ds in summary.dataset
+    }
+    ax.set_xticks(
+        x,
+        [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)],
+        fontsize=8,
+    )
+    ax.set_ylabel('AUROC, mask only (%)\n(bars: mean ± se over seeds)')
+    ax.legend(fontsize=8, loc='upper center')  # above the bars: mask-only AUROCs stay well below 80
     return ax
 
 # %% ../nbs/12_realworld.ipynb #74b70363
 def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
-    "(paper-layout table, long summary) of `ABLATION_ROWS`: HAR-C Avg. and Worst, clinical AUROC/AUPRC averaged over regions."
+    "(table, long summary) of `ABLATION_ROWS`: HAR-C Avg., Worst; clinical AUROC/AUPRC by region."
     names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
     recs = harc_records(names, seeds, results_dir)
     shifted = [c for c in HARC_CONDITIONS if c != 'Random']
-    if len(recs): recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
+    if len(recs):
+        recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
     cols = ['HAR-C Avg.', 'HAR-C Worst']
     har = summarize(recs, 'row', cols)
-    clin, _ = realworld_summary(clinical, {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()}, results_dir)
-    clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(column=lambda d: d.column.str.replace('Avg.', 'eICU'))
+    clin, _ = realworld_summary(
+        clinical,
+        {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()},
+        results_dir,
+    )
+    clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(
+        column=lambda d: d.column.str.replace('Avg.', 'eICU')
+    )
     summ = pd.concat([har, clin], ignore_index=True)
     cols = cols + ['eICU AUROC', 'eICU AUPRC']
     table = wide_table(summ, 'row', list(names), cols)

@@ -10,8 +10,8 @@ from pathlib import Path, PurePosixPath
 import torch
 from filelock import FileLock, Timeout
 
-from .core import (config_id, atomic_write, atomic_write_json, sha256_file, json_ready,
-                           PluginError, ConfigError, open_regular, missing_plugins)
+from .core import config_id, atomic_write, atomic_write_json, sha256_file, json_ready
+from .core import PluginError, ConfigError, open_regular, missing_plugins
 from .config import default_checkpoints_dir, make_config, record_path, task_of
 
 # %% auto #0
@@ -23,36 +23,72 @@ __all__ = ['SCORE_FIELDS', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'CHECKPOINT_M
 
 # %% ../nbs/07a_records.ipynb #c208d656
 class DamagedRecordError(ValueError):
-    "A record file that exists but breaks the record contract (cannot be parsed, or disagrees with itself)."
+    "A record file that exists but breaks the record contract (unparseable, or inconsistent)."
 
-SCORE_FIELDS = ('metrics', 'per_class', 'val_metrics', 'indomain_metrics', 'sensors_out', 'avg', 'shifted_avg', 'val_acc', 'val_score',
-                'mask_following', 'group_avg', 'group_worst')  # every field a table may read a score from
+
+SCORE_FIELDS = (
+    'metrics',
+    'per_class',
+    'val_metrics',
+    'indomain_metrics',
+    'sensors_out',
+    'avg',
+    'shifted_avg',
+    'val_acc',
+    'val_score',
+    'mask_following',
+    'group_avg',
+    'group_worst',
+)  # every field a table may read a score from
+
 
 def _damaged(path, what: str):
-    raise DamagedRecordError(f"damaged record {path or '(in memory)'}: {what}; rerun its config with force=True "
-                             "(papermill: -p force True), or move the file aside")
+    raise DamagedRecordError(
+        f"damaged record {path or '(in memory)'}: {what}; rerun its config with force=True "
+        "(papermill: -p force True), or move the file aside"
+    )
+
 
 def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf, labels: bool = False):
-    "Check every leaf of `v` (dicts and lists of numbers; strings too when `labels`) is a finite number in [lo, hi]."
+    "Check every leaf of `v` (numbers; strings too when `labels`) is a finite number in [lo, hi]."
     if isinstance(v, dict):
-        for k, x in v.items(): _numbers(x, f'{name}.{k}', path, lo, hi, labels)
+        for k, x in v.items():
+            _numbers(x, f'{name}.{k}', path, lo, hi, labels)
     elif isinstance(v, list):
-        for i, x in enumerate(v): _numbers(x, f'{name}[{i}]', path, lo, hi, labels)
-    elif isinstance(v, str) and labels: return
-    elif isinstance(v, bool) or not isinstance(v, (int, float)): _damaged(path, f"{name} is {type(v).__name__} {v!r}, not a number")
-    elif not math.isfinite(v) or not lo <= v <= hi: _damaged(path, f"{name} = {v!r} is not a finite number in [{lo}, {hi}]")
+        for i, x in enumerate(v):
+            _numbers(x, f'{name}[{i}]', path, lo, hi, labels)
+    elif isinstance(v, str) and labels:
+        return
+    elif isinstance(v, bool) or not isinstance(v, (int, float)):
+        _damaged(path, f"{name} is {type(v).__name__} {v!r}, not a number")
+    elif not math.isfinite(v) or not lo <= v <= hi:
+        _damaged(path, f"{name} = {v!r} is not a finite number in [{lo}, {hi}]")
+
 
 def _confined_dir(d, path) -> str:
     "A checkpoints folder as a record names it: relative to its results folder, no '..', no '~'."
     p = PurePosixPath(d) if isinstance(d, str) else None
     if p is None or not d or d.startswith('~') or p.is_absolute() or '..' in p.parts or '\\' in d:
-        _damaged(path, f"checkpoint dir {d!r} must be a folder inside the results folder (relative, no '..')")
+        _damaged(
+            path,
+            f"checkpoint dir {d!r} must be a folder inside the results folder (relative, no '..')",
+        )
     return d
+
 
 def _confined(rel, path) -> str:
     "A checkpoint path relative to its folder: no absolute path, no '..'."
-    if not isinstance(rel, str) or not rel or PurePosixPath(rel).is_absolute() or '..' in PurePosixPath(rel).parts or '\\' in rel:
-        _damaged(path, f"checkpoint path {rel!r} must be relative to the checkpoints folder, without '..'")
+    if (
+        not isinstance(rel, str)
+        or not rel
+        or PurePosixPath(rel).is_absolute()
+        or '..' in PurePosixPath(rel).parts
+        or '\\' in rel
+    ):
+        _damaged(
+            path,
+            f"checkpoint path {rel!r} must be relative to the checkpoints folder, without '..'",
+        )
     return rel
 
 # %% ../nbs/07a_records.ipynb #9aeca263
@@ -63,100 +99,166 @@ def _plugin_field(rec: dict, path) -> list:
         _damaged(path, f"plugins {plugins!r} is not a list of names")
     return plugins
 
+
 def _check_entry_points(rec: dict, path):
-    "The installed plugin packages a record's run imported: a list of {name, value, dist, version} strings."
+    "The installed plugin packages a run imported: a list of {name, value, dist, version} strings."
     eps, keys = rec.get('entry_points', []), {'name', 'value', 'dist', 'version'}
-    ok = lambda e: isinstance(e, dict) and set(e) == keys and all(isinstance(v, str) for v in e.values())
+    ok = lambda e: (
+        isinstance(e, dict) and set(e) == keys and all(isinstance(v, str) for v in e.values())
+    )
     if not isinstance(eps, list) or not all(ok(e) for e in eps):
         _damaged(path, f"entry_points {eps!r} is not a list of {{name, value, dist, version}}")
 
+
 def _check_averages(rec: dict, task, cfg: dict, path):
-    "Each average the task declares is the mean of those of its metrics the record holds (1e-6 relative)."
+    "Each average the task declares is the mean of its metrics the record holds (1e-6 relative)."
     for key, names in (task.averages(cfg) if task.averages else {}).items():
-        if key not in rec: continue
+        if key not in rec:
+            continue
         names = [n for n in names if n in rec['metrics']]  # a record made elsewhere may hold fewer
         want = math.fsum(rec['metrics'][n] for n in names) / len(names) if names else None
-        if want is None and rec[key] is None: continue
-        if want is None or rec[key] is None or not math.isclose(rec[key], want, rel_tol=1e-6, abs_tol=1e-9):
-            _damaged(path, f"{key} = {rec[key]!r} is not the mean of its metrics {names} ({want!r}): "
-                           "a score was edited by hand")
+        if want is None and rec[key] is None:
+            continue
+        if (
+            want is None
+            or rec[key] is None
+            or not math.isclose(rec[key], want, rel_tol=1e-6, abs_tol=1e-9)
+        ):
+            _damaged(
+                path,
+                f"{key} = {rec[key]!r} is not the mean of its metrics {names} ({want!r}): "
+                "a score was edited by hand",
+            )
 
 # %% ../nbs/07a_records.ipynb #80753ce0
 def _check_config(cfg, path, plugins=()) -> dict:
-    if not isinstance(cfg, dict): _damaged(path, f"config is {type(cfg).__name__}, not a dict")
-    try: made = make_config(**cfg)
+    if not isinstance(cfg, dict):
+        _damaged(path, f"config is {type(cfg).__name__}, not a dict")
+    try:
+        made = make_config(**cfg)
     except ConfigError as e:
         missing = missing_plugins(plugins)
-        if missing:  # the record's method, condition or task comes from code this process was not given
-            raise PluginError(f"record {path or '(in memory)'} was made with plugin(s) {missing}, which this "
-                              f"process has not loaded, and its config cannot be checked without them ({e}). "
-                              "Reading a record never imports code: load the plugins you trust first "
-                              "(load_plugins, or plugins=[...] to run, sweep_configs, load_model, evaluate), "
-                              "or pass plugins='record' to load_model/evaluate to load exactly the ones "
-                              "it names") from None
+        if (
+            missing
+        ):  # the record's method, condition or task comes from code this process was not given
+            raise PluginError(
+                f"record {path or '(in memory)'} was made with plugin(s) {missing}, which this "
+                f"process has not loaded, and its config cannot be checked without them ({e}). "
+                "Reading a record never imports code: load the plugins you trust first "
+                "(load_plugins, or plugins=[...] to run, sweep_configs, load_model, evaluate), "
+                "or pass plugins='record' to load_model/evaluate to load exactly the ones "
+                "it names"
+            ) from None
         _damaged(path, f"its config is not a valid config ({e})")
     if made != cfg:
-        diff = sorted(k for k in set(made) | set(cfg) if made.get(k, '<absent>') != cfg.get(k, '<absent>'))
-        _damaged(path, f"its config differs from what make_config makes of it in {diff}: it was edited by hand or made by another version")
+        diff = sorted(
+            k for k in set(made) | set(cfg) if made.get(k, '<absent>') != cfg.get(k, '<absent>')
+        )
+        _damaged(
+            path,
+            f"its config differs from what make_config makes of it in {diff}: it was edited by "
+            "hand or made by another version",
+        )
     return cfg
 
 # %% ../nbs/07a_records.ipynb #3694de5f
 def _check_place(path, name: str, expected: Path):
     "The file `path` must be `expected` (same name, same folder)."
-    if path is not None and (Path(path).name != expected.name or Path(path).absolute().parent.resolve() != expected.absolute().parent.resolve()):
-        _damaged(path, f"its {name} belongs at {expected}: it was copied or renamed (move it back there, or delete it)")
+    if path is not None and (
+        Path(path).name != expected.name
+        or Path(path).absolute().parent.resolve() != expected.absolute().parent.resolve()
+    ):
+        _damaged(
+            path,
+            f"its {name} belongs at {expected}: it was copied or renamed (move it back there, or "
+            "delete it)",
+        )
 
 # %% ../nbs/07a_records.ipynb #accc4afa
-def check_record(rec, path=None  # the file it was read from (None: a record in memory; its place is not checked)
-                ) -> dict:
-    "`rec` if it keeps the record contract, else DamagedRecordError naming file and field; imports nothing."
-    if not isinstance(rec, dict): _damaged(path, f"it holds a {type(rec).__name__}, not a record")
-    plugins = _plugin_field(rec, path); _check_entry_points(rec, path)
-    if 'kind' in rec: return check_evaluation_record(rec, path)
+def check_record(
+    rec,
+    path=None,  # the file it was read from (None: a record in memory; its place is not checked)
+) -> dict:
+    "`rec` if it keeps the record contract, else DamagedRecordError naming file and field."
+    if not isinstance(rec, dict):
+        _damaged(path, f"it holds a {type(rec).__name__}, not a record")
+    plugins = _plugin_field(rec, path)
+    _check_entry_points(rec, path)
+    if 'kind' in rec:
+        return check_evaluation_record(rec, path)
     for key, kind in [('id', str), ('config', dict), ('metrics', dict), ('timing', dict)]:
-        if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
+        if not isinstance(rec.get(key), kind):
+            _damaged(path, f"{key} is missing or not a {kind.__name__}")
     cfg = _check_config(rec['config'], path, plugins)
-    if rec['id'] != config_id(cfg): _damaged(path, f"id {rec['id']!r} is not its config's ({config_id(cfg)})")
+    if rec['id'] != config_id(cfg):
+        _damaged(path, f"id {rec['id']!r} is not its config's ({config_id(cfg)})")
     if path is not None:
-        try: root = results_dir_of(path, cfg)
-        except IndexError: _damaged(path, 'it lies fewer folders deep than its task keeps records')
+        try:
+            root = results_dir_of(path, cfg)
+        except IndexError:
+            _damaged(path, 'it lies fewer folders deep than its task keeps records')
         _check_place(path, 'config', record_path(cfg, root))
-    if not rec['metrics']: _damaged(path, 'metrics is empty')
-    task = task_of(cfg); lo, hi = task.metric_range
+    if not rec['metrics']:
+        _damaged(path, 'metrics is empty')
+    task = task_of(cfg)
+    lo, hi = task.metric_range
     for key in SCORE_FIELDS:
-        if key in rec and not (key == 'shifted_avg' and rec[key] is None): _numbers(rec[key], key, path, lo, hi)
+        if key in rec and not (key == 'shifted_avg' and rec[key] is None):
+            _numbers(rec[key], key, path, lo, hi)
     _check_averages(rec, task, cfg, path)
-    _numbers(rec['timing'], 'timing', path, 0.)
+    _numbers(rec['timing'], 'timing', path, 0.0)
     for key in ('selected_epoch', 'epochs_run'):
-        if key in rec and (isinstance(rec[key], bool) or not isinstance(rec[key], int) or rec[key] < 0):
+        if key in rec and (
+            isinstance(rec[key], bool) or not isinstance(rec[key], int) or rec[key] < 0
+        ):
             _damaged(path, f"{key} = {rec[key]!r} is not a non-negative integer")
     ck = rec.get('checkpoint')
     if ck is not None:
-        if not isinstance(ck, dict) or not re.fullmatch(r'[0-9a-f]{64}', str(ck.get('sha256'))): _damaged(path, f"checkpoint {ck!r} lacks a sha256")
+        if not isinstance(ck, dict) or not re.fullmatch(r'[0-9a-f]{64}', str(ck.get('sha256'))):
+            _damaged(path, f"checkpoint {ck!r} lacks a sha256")
         _confined(ck.get('path'), path)
-        if ck.get('dir') is not None: _confined_dir(ck['dir'], path)
+        if ck.get('dir') is not None:
+            _confined_dir(ck['dir'], path)
     return rec
 
 # %% ../nbs/07a_records.ipynb #6402662c
 def check_evaluation_record(rec: dict, path=None) -> dict:
-    "The contract of an evaluation record: kind, design, the source run's config and id, finite results."
+    "An evaluation record's contract: kind, design, source run's config and id, finite results."
     for key, kind in [('kind', str), ('design', dict), ('config', dict), ('source', dict)]:
-        if not isinstance(rec.get(key), kind): _damaged(path, f"{key} is missing or not a {kind.__name__}")
-    if 'results' not in rec: _damaged(path, 'results are missing')
+        if not isinstance(rec.get(key), kind):
+            _damaged(path, f"{key} is missing or not a {kind.__name__}")
+    if 'results' not in rec:
+        _damaged(path, 'results are missing')
     cfg = _check_config(rec['config'], path, rec.get('plugins', []))
-    if rec['source'].get('id') != config_id(cfg): _damaged(path, f"source id {rec['source'].get('id')!r} is not its config's ({config_id(cfg)})")
+    if rec['source'].get('id') != config_id(cfg):
+        _damaged(
+            path, f"source id {rec['source'].get('id')!r} is not its config's ({config_id(cfg)})"
+        )
     if path is not None:
         root = Path(path).absolute().parents[1]  # evaluation records lie in <results>/<kind>/
-        _check_place(path, 'design and source', root / rec['kind'] / f"{record_path(cfg, root).stem}_{config_id(rec['design'])}.json")
-    _numbers(rec['results'], 'results', path, labels=True)  # results may name their rows (regions, conditions)
+        _check_place(
+            path,
+            'design and source',
+            root / rec['kind'] / f"{record_path(cfg, root).stem}_{config_id(rec['design'])}.json",
+        )
+    _numbers(
+        rec['results'], 'results', path, labels=True
+    )  # results may name their rows (regions, conditions)
     return rec
 
 # %% ../nbs/07a_records.ipynb #56ecca53
 class Record(dict):
-    "A record (a dict) that remembers the file it was read from or written to, so its checkpoint can be found from it alone."
-    def __init__(self, rec: dict, path=None,
-                 trained: bool = False):  # whether this process trained it (False: read back from its file)
-        super().__init__(rec); self.path = None if path is None else Path(path); self.trained = trained
+    "A dict remembering the file it was read from or written to, so its checkpoint can be found."
+
+    def __init__(
+        self,
+        rec: dict,
+        path=None,
+        trained: bool = False,  # whether this process trained it (False: read back from its file)
+    ):
+        super().__init__(rec)
+        self.path = None if path is None else Path(path)
+        self.trained = trained
 
 # %% ../nbs/07a_records.ipynb #d44edb30
 RECORD_MAX_BYTES = 16 << 20  # a record holds a few kB (the largest committed one: 23 kB)
@@ -165,47 +267,58 @@ CHECKPOINT_MAX_BYTES = 2 << 30  # the largest model file a record may name
 RECORD_NAME = re.compile(r'[^./][^/]*_[0-9a-f]{12}\.json')  # <stem>_<config id>[_<design id>].json
 
 # %% ../nbs/07a_records.ipynb #7be799d6
-def is_record_file(path,  # a file found under `folder`
-                   folder  # the folder searched
-                  ) -> bool:
-    "Whether `path` is a record by name: `<stem>_<12 hex digits>.json`, in no hidden or `checkpoints` folder."
+def is_record_file(
+    path,  # a file found under `folder`
+    folder,  # the folder searched
+) -> bool:
+    "Whether `path` is a record by name (`<stem>_<12 hex>.json`), not in hidden/`checkpoints`."
     parts = Path(path).relative_to(folder).parts
     hidden = any(p == 'checkpoints' or p.startswith('.') for p in parts[:-1])
     return bool(RECORD_NAME.fullmatch(parts[-1])) and not hidden
 
 # %% ../nbs/07a_records.ipynb #22d46486
-def record_files(folder,  # a results folder, or one of its subfolders
-                 pattern: str = '*.json'  # e.g. '**/*.json' for subfolders too
-                ) -> list:
-    "The files under `folder` matching `pattern` that are records by name (`is_record_file`), sorted."
+def record_files(
+    folder,  # a results folder, or one of its subfolders
+    pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
+) -> list:
+    "The files under `folder` matching `pattern` that are records by name (`is_record_file`)."
     folder = Path(folder)
     return sorted(p for p in folder.glob(pattern) if is_record_file(p, folder))
 
 # %% ../nbs/07a_records.ipynb #38ad342f
 def _unique_keys(pairs: list) -> dict:
-    "A JSON object's pairs as a dict; ValueError naming a key given twice (plain json keeps its last value)."
+    "A JSON object's pairs as a dict; ValueError naming a repeated key (plain json keeps the last)."
     d = dict(pairs)
     if len(d) < len(pairs):
-        seen = set(); dup = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
+        seen = set()
+        dup = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
         raise ValueError(f"key(s) {dup} given twice in one object")
     return d
+
 
 def _depth(v) -> int:
     "How deep lists and dicts nest in `v` (a number or a string: 0), counted without recursion."
     deepest, todo = 0, [(v, 1)]
     while todo:
         x, d = todo.pop()
-        if isinstance(x, dict): x = list(x.values())
-        if isinstance(x, list): deepest = max(deepest, d); todo += [(y, d + 1) for y in x]
+        if isinstance(x, dict):
+            x = list(x.values())
+        if isinstance(x, list):
+            deepest = max(deepest, d)
+            todo += [(y, d + 1) for y in x]
     return deepest
+
 
 def record_json(path):
     "A record file's JSON, as data: a bounded regular file, no key twice, not deeply nested."
     with open_regular(path, RECORD_MAX_BYTES, 'record', DamagedRecordError) as f:
         raw = f.read(RECORD_MAX_BYTES + 1)
-    try: rec = json.loads(raw.decode('utf-8'), object_pairs_hook=_unique_keys)
-    except RecursionError: _damaged(path, f"it nests deeper than a record may ({RECORD_MAX_DEPTH} levels)")
-    except ValueError as e: _damaged(path, f"it is not valid JSON ({e})")  # also UnicodeDecodeError
+    try:
+        rec = json.loads(raw.decode('utf-8'), object_pairs_hook=_unique_keys)
+    except RecursionError:
+        _damaged(path, f"it nests deeper than a record may ({RECORD_MAX_DEPTH} levels)")
+    except ValueError as e:
+        _damaged(path, f"it is not valid JSON ({e})")  # also UnicodeDecodeError
     if (depth := _depth(rec)) > RECORD_MAX_DEPTH:
         _damaged(path, f"it nests {depth} levels deep, more than a record may ({RECORD_MAX_DEPTH})")
     return rec
@@ -217,32 +330,54 @@ def read_record(path) -> dict:
     return Record(check_record(record_json(path), path), path)
 
 # %% ../nbs/07a_records.ipynb #f2b19922
-def read_records(folder,  # a folder of records (missing: no records)
-                 pattern: str = '*.json'  # e.g. '**/*.json' for subfolders too
-                ) -> list:
-    "Every record in `folder` (`record_files`), each checked; DamagedRecordError when two claim one run."
+def read_records(
+    folder,  # a folder of records (missing: no records)
+    pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
+) -> list:
+    "Every record in `folder` (`record_files`), checked; DamagedRecordError if two claim one run."
     folder = Path(folder)
-    if not folder.exists(): return []
+    if not folder.exists():
+        return []
     out, seen = [], {}
     for p in record_files(folder, pattern):
         rec = read_record(p)
-        key = (rec.get('kind'), rec.get('id') or rec['source']['id'], config_id(rec.get('design', {})))
-        if key in seen: raise DamagedRecordError(f"two records claim the same run: {seen[key]} and {p}; keep one and move the other aside")
-        seen[key] = p; out.append(rec)
+        key = (
+            rec.get('kind'),
+            rec.get('id') or rec['source']['id'],
+            config_id(rec.get('design', {})),
+        )
+        if key in seen:
+            raise DamagedRecordError(
+                f"two records claim the same run: {seen[key]} and {p}; keep one and move the other "
+                "aside"
+            )
+        seen[key] = p
+        out.append(rec)
     return out
 
 # %% ../nbs/07a_records.ipynb #9bfab261
-def write_record(record: dict,  # fields of a run record (config, metrics, ...) or of an evaluation record (kind, design, config, results)
-                 results_dir  # the results folder it goes in
-                ) -> Path:
-    "Write a record made elsewhere (an import, a test fixture) where its config says, with its id, after checking the record contract."
-    rec = json_ready(record); rec['config'] = make_config(**rec['config'])
+def write_record(
+    record: dict,  # fields of a run record (config, metrics, ...) or an evaluation record
+    results_dir,  # the results folder it goes in
+) -> Path:
+    "Write a record made elsewhere (import, fixture) where its config says, after checking it."
+    rec = json_ready(record)
+    rec['config'] = make_config(**rec['config'])
     root = Path(results_dir)
     if 'kind' in rec:
-        rec.setdefault('source', {}).update(id=config_id(rec['config']), path=record_path(rec['config'], root).name)
-        path = root / rec['kind'] / f"{record_path(rec['config'], root).stem}_{config_id(rec['design'])}.json"
+        rec.setdefault('source', {}).update(
+            id=config_id(rec['config']), path=record_path(rec['config'], root).name
+        )
+        path = (
+            root
+            / rec['kind']
+            / f"{record_path(rec['config'], root).stem}_{config_id(rec['design'])}.json"
+        )
     else:
-        rec['id'] = config_id(rec['config']); rec.setdefault('timing', dict(seconds_per_epoch=0., pretrain_seconds=0., total_seconds=0.))
+        rec['id'] = config_id(rec['config'])
+        rec.setdefault(
+            'timing', dict(seconds_per_epoch=0.0, pretrain_seconds=0.0, total_seconds=0.0)
+        )
         path = record_path(rec['config'], root)
     atomic_write_json(path, check_record(rec, path))
     return path
@@ -260,10 +395,13 @@ def lock_path(path: Path) -> Path:
 def acquire_run_lock(path: Path, wait: bool = False) -> FileLock:
     "Hold the lock of record `path`; RunInProgress when another run holds it and `wait` is False."
     lock = FileLock(str(lock_path(path)))
-    try: lock.acquire(timeout=-1 if wait else 0)
+    try:
+        lock.acquire(timeout=-1 if wait else 0)
     except Timeout:
-        raise RunInProgress(f"another run of this config is training now (it holds {lock.lock_file}); "
-                            "wait for it, or pass wait=True to wait and then reuse its record") from None
+        raise RunInProgress(
+            f"another run of this config is training now (it holds {lock.lock_file}); "
+            "wait for it, or pass wait=True to wait and then reuse its record"
+        ) from None
     return lock
 
 # %% ../nbs/07a_records.ipynb #b3433db7
@@ -272,59 +410,88 @@ class DamagedCheckpointError(ValueError):
 
 # %% ../nbs/07a_records.ipynb #615f6848
 def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugins=()) -> str:
-    "Save the trained weights with what rebuilding the model needs; returns the file's sha256 (an OSError naming the file if it cannot be written)."
+    "Save the trained weights and what rebuilding the model needs; returns the file's sha256."
     sizes = {k: info[k] for k in ('n_features', 'seq_len', 'n_classes', 'n_domains')}
     state = {k: v.detach().cpu() for k, v in algo.state_dict().items()}
-    payload = dict(format=1, id=config_id(cfg), run_uid=run_uid, config=cfg, sizes=sizes, state_dict=state, plugins=list(plugins))
-    try: atomic_write(path, lambda tmp: torch.save(payload, tmp), suffix='.pt')
-    except (OSError, RuntimeError) as e:  # torch reports a full disk as a RuntimeError from its zip writer
-        raise OSError(f"could not write the checkpoint {path} ({type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}): "
-                      "free disk space or choose another results folder; nothing was recorded") from e
+    payload = dict(
+        format=1,
+        id=config_id(cfg),
+        run_uid=run_uid,
+        config=cfg,
+        sizes=sizes,
+        state_dict=state,
+        plugins=list(plugins),
+    )
+    try:
+        atomic_write(path, lambda tmp: torch.save(payload, tmp), suffix='.pt')
+    except (
+        OSError,
+        RuntimeError,
+    ) as e:  # torch reports a full disk as a RuntimeError from its zip writer
+        raise OSError(
+            f"could not write the checkpoint {path} ({type(e).__name__}: "
+            f"{(str(e).splitlines() or [''])[0][:200]}): "
+            "free disk space or choose another results folder; nothing was recorded"
+        ) from e
     return sha256_file(path)
 
 # %% ../nbs/07a_records.ipynb #668f51e7
-def load_checkpoint(path,  # a checkpoint file, or a binary file open on one
-                    name=None  # the file's name for errors when `path` is an open file
-                   ) -> dict:
+def load_checkpoint(
+    path,  # a checkpoint file, or a binary file open on one
+    name=None,  # the file's name for errors when `path` is an open file
+) -> dict:
     "A checkpoint's contents (weights only: no code in it runs); DamagedCheckpointError otherwise."
     if isinstance(path, (str, os.PathLike)):
         with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
             return load_checkpoint(f, path)
-    try: return torch.load(path, map_location='cpu', weights_only=True)
+    try:
+        return torch.load(path, map_location='cpu', weights_only=True)
     except Exception as e:
         first = (str(e).splitlines() or [''])[0][:200]
-        raise DamagedCheckpointError(f"checkpoint {name} cannot be read ({type(e).__name__}: {first}): "
-                                     "rerun its config with force=True, or evaluate with retrain=True") from None
+        raise DamagedCheckpointError(
+            f"checkpoint {name} cannot be read ({type(e).__name__}: {first}): "
+            "rerun its config with force=True, or evaluate with retrain=True"
+        ) from None
 
 # %% ../nbs/07a_records.ipynb #05d1ae70
 def results_dir_of(record_file, cfg: dict) -> Path:
-    "The results folder holding the record file of `cfg` (its task says how many folders deep records lie)."
+    "The results folder holding the record of `cfg` (its task says how many folders deep)."
     parts, _ = task_of(cfg).record_stem(cfg)
     return Path(record_file).absolute().parents[len(parts) + 1]
 
 # %% ../nbs/07a_records.ipynb #ce4983a8
-def checkpoints_root(rec: dict, rec_file=None,  # the record and the file it was read from (None: under ./results)
-                     checkpoints_dir=None  # overrides the folder the record names
-                    ) -> Path | None:
-    "A record's checkpoints folder: `checkpoints_dir`, else the one it names inside its results folder."
-    if checkpoints_dir: return Path(checkpoints_dir)
+def checkpoints_root(
+    rec: dict,
+    rec_file=None,  # the record and the file it was read from (None: under ./results)
+    checkpoints_dir=None,  # overrides the folder the record names
+) -> Path | None:
+    "A record's checkpoints folder: `checkpoints_dir`, else the one named in its results folder."
+    if checkpoints_dir:
+        return Path(checkpoints_dir)
     results_dir = results_dir_of(rec_file, rec['config']) if rec_file else Path('results')
     ck = rec.get('checkpoint') or {}
-    if not ck: return default_checkpoints_dir(results_dir)
-    if ck.get('dir') is None: return None  # given outside the results folder: a record never points out of it
+    if not ck:
+        return default_checkpoints_dir(results_dir)
+    if ck.get('dir') is None:
+        return None  # given outside the results folder: a record never points out of it
     root = Path(results_dir) / _confined_dir(ck['dir'], rec_file)
     if not root.resolve().is_relative_to(Path(results_dir).resolve()):
-        _damaged(rec_file, f"checkpoint dir {ck['dir']!r} leads out of the results folder {results_dir}")
+        _damaged(
+            rec_file, f"checkpoint dir {ck['dir']!r} leads out of the results folder {results_dir}"
+        )
     return root
 
 # %% ../nbs/07a_records.ipynb #2c23dd42
 def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | None:
     "Where the record's checkpoint is (None if it names none), confined to its checkpoints folder."
     ck = rec.get('checkpoint')
-    if not ck: return None
+    if not ck:
+        return None
     rel = _confined(ck.get('path'), rec_file)
     root = checkpoints_root(rec, rec_file, checkpoints_dir)
-    if root is None: return None
+    if root is None:
+        return None
     path = root / rel
-    if not path.resolve().is_relative_to(root.resolve()): _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
+    if not path.resolve().is_relative_to(root.resolve()):
+        _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
     return path

@@ -24,58 +24,99 @@ __all__ = ['PAPER_RC', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported
            'publish']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
-def load_records(experiment: str = 'harc',  # results subfolder
-                 results_dir=None,  # default: <repo>/results
-                ) -> pd.DataFrame:
+def load_records(
+    experiment: str = 'harc',  # results subfolder
+    results_dir=None,  # default: <repo>/results
+) -> pd.DataFrame:
     "One row per record of `experiment`: config columns, then one column per metric."
     rows = []
     for r in read_records(results_root(results_dir) / experiment):
-        cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v) for k, v in r['config'].items()}
-        rows.append({**cfg, 'id': r['id'], **r['metrics'], 'Avg.': r['avg'], 'seconds_per_epoch': r['timing']['seconds_per_epoch'],
-                     'pretrain_seconds': r['timing'].get('pretrain_seconds', 0.), 'total_seconds': r['timing']['total_seconds'],
-                     'selected_epoch': r['selected_epoch'], 'val_acc': r['val_acc'], 'device': r.get('device')})
+        cfg = {
+            k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
+            for k, v in r['config'].items()
+        }
+        rows.append(
+            {
+                **cfg,
+                'id': r['id'],
+                **r['metrics'],
+                'Avg.': r['avg'],
+                'seconds_per_epoch': r['timing']['seconds_per_epoch'],
+                'pretrain_seconds': r['timing'].get('pretrain_seconds', 0.0),
+                'total_seconds': r['timing']['total_seconds'],
+                'selected_epoch': r['selected_epoch'],
+                'val_acc': r['val_acc'],
+                'device': r.get('device'),
+            }
+        )
     return pd.DataFrame(rows)
 
 # %% ../nbs/11_report.ipynb #a76c3233
 def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
-    "Mean, standard error (std with ddof=1 over sqrt(n); NaN for one row) and count n of each of `cols` per group of `by`, long format."
-    if not len(df): return pd.DataFrame(columns=[*([by] if isinstance(by, str) else by), 'column', 'mean', 'se', 'n'])
+    "Mean, standard error (ddof=1; NaN for one row) and n of each of `cols` per `by` group, long."
+    if not len(df):
+        return pd.DataFrame(
+            columns=[*([by] if isinstance(by, str) else by), 'column', 'mean', 'se', 'n']
+        )
     g = df.groupby(by, sort=False)[list(cols)]
     mean, std, n = g.mean(), g.std(ddof=1), g.count()
     out = []
     for col in cols:
-        out.append(pd.DataFrame({'column': col, 'mean': mean[col], 'se': std[col] / np.sqrt(n[col]), 'n': n[col]}))
+        out.append(
+            pd.DataFrame(
+                {'column': col, 'mean': mean[col], 'se': std[col] / np.sqrt(n[col]), 'n': n[col]}
+            )
+        )
     return pd.concat(out).reset_index()
 
 # %% ../nbs/11_report.ipynb #30199557
 def pm(mean: float, se: float, digits: int = 2) -> str:
     "'mean ± se' (or 'mean' alone when se is missing, or '—' when the run is missing)."
-    if mean is None or pd.isna(mean): return '—'
-    if se is None or pd.isna(se): return f'{mean:.{digits}f}'
+    if mean is None or pd.isna(mean):
+        return '—'
+    if se is None or pd.isna(se):
+        return f'{mean:.{digits}f}'
     return f'{mean:.{digits}f} ± {se:.{digits}f}'
 
 # %% ../nbs/11_report.ipynb #ea24af63
 def paper_dir() -> Path:
-    "Folder of the paper and its reported numbers: `$PRISM_PAPER`, else `../shared/paper` beside the repo."
+    "Folder of the paper and its numbers: `$PRISM_PAPER`, else `../shared/paper` beside the repo."
     return Path(os.environ.get('PRISM_PAPER') or repo_root().parent / 'shared' / 'paper')
 
 # %% ../nbs/11_report.ipynb #bf08e5df
-def reported(table: str,  # the paper's label, e.g. 'tab:harc'
-             path=None) -> pd.DataFrame:
+def reported(
+    table: str,  # the paper's label, e.g. 'tab:harc'
+    path=None,
+) -> pd.DataFrame:
     "The paper's reported numbers of one table."
     path = Path(path or paper_dir() / 'reported.csv')
-    if not path.exists(): raise FileNotFoundError(f"{path} not found: set PRISM_PAPER to the folder holding reported.csv")
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} not found: set PRISM_PAPER to the folder holding reported.csv"
+        )
     df = pd.read_csv(path, keep_default_na=False, na_values=[''])
     out = df[df['table'] == table]
-    if out.empty: raise ValueError(f"no table {table!r} in {path}; tables: {', '.join(sorted(df['table'].unique()))}")
+    if out.empty:
+        raise ValueError(
+            f"no table {table!r} in {path}; tables: {', '.join(sorted(df['table'].unique()))}"
+        )
     return out.reset_index(drop=True)
 
 # %% ../nbs/11_report.ipynb #af9beaaa
-def wide_table(summary: pd.DataFrame, row_key: str, rows, cols, digits: int = 2, show_n: bool = True,
-               index_name: str = 'Algorithm') -> pd.DataFrame:
+def wide_table(
+    summary: pd.DataFrame,
+    row_key: str,
+    rows,
+    cols,
+    digits: int = 2,
+    show_n: bool = True,
+    index_name: str = 'Algorithm',
+) -> pd.DataFrame:
     "Paper-layout table of 'mean ± se' strings from a `summarize` result; '—' where missing."
     cell = {(r[row_key], r['column']): (r['mean'], r['se'], r['n']) for _, r in summary.iterrows()}
-    out = pd.DataFrame(index=pd.Index(list(rows), name=index_name), columns=list(cols), dtype=object)
+    out = pd.DataFrame(
+        index=pd.Index(list(rows), name=index_name), columns=list(cols), dtype=object
+    )
     for r in rows:
         for c in cols:
             m, s, n = cell.get((r, c), (None, None, 0))
@@ -85,33 +126,66 @@ def wide_table(summary: pd.DataFrame, row_key: str, rows, cols, digits: int = 2,
     return out
 
 # %% ../nbs/11_report.ipynb #277e1522
-def versus_paper(summary: pd.DataFrame, row_key: str, paper: pd.DataFrame, row_map: dict, cols) -> pd.DataFrame:
-    "Long table: ours (mean, se, n), the paper's (mean, se) and ours minus the paper's, per row and column."
+def versus_paper(
+    summary: pd.DataFrame, row_key: str, paper: pd.DataFrame, row_map: dict, cols
+) -> pd.DataFrame:
+    "Long table: ours (mean, se, n), the paper's (mean, se), ours minus the paper's, per cell."
     ours = {(r[row_key], r['column']): r for _, r in summary.iterrows()}
     theirs = {(r['row'], r['column']): r for _, r in paper.iterrows()}
     rows = []
     for our_row, paper_row in row_map.items():
         for c in cols:
             o, p = ours.get((our_row, c)), theirs.get((paper_row, c))
-            om = None if o is None else o['mean']; pmn = None if p is None else p['mean']
-            rows.append(dict(row=paper_row, column=c, ours=om, ours_se=None if o is None else o['se'], seeds=0 if o is None else int(o['n']),
-                             paper=pmn, paper_se=None if p is None else p['se'],
-                             diff=None if om is None or pmn is None else om - pmn))
+            om = None if o is None else o['mean']
+            pmn = None if p is None else p['mean']
+            rows.append(
+                dict(
+                    row=paper_row,
+                    column=c,
+                    ours=om,
+                    ours_se=None if o is None else o['se'],
+                    seeds=0 if o is None else int(o['n']),
+                    paper=pmn,
+                    paper_se=None if p is None else p['se'],
+                    diff=None if om is None or pmn is None else om - pmn,
+                )
+            )
     return pd.DataFrame(rows)
 
 # %% ../nbs/11_report.ipynb #4b2ef18c
-PAPER_RC = {'font.size': 9, 'axes.titlesize': 10, 'axes.labelsize': 9, 'xtick.labelsize': 8, 'ytick.labelsize': 8,
-            'legend.fontsize': 8, 'legend.title_fontsize': 8, 'figure.titlesize': 11}
+PAPER_RC = {
+    'font.size': 9,
+    'axes.titlesize': 10,
+    'axes.labelsize': 9,
+    'xtick.labelsize': 8,
+    'ytick.labelsize': 8,
+    'legend.fontsize': 8,
+    'legend.title_fontsize': 8,
+    'figure.titlesize': 11,
+}
+
 
 def paper_style():
-    "Apply the figures' common style (seaborn ticks theme, colour-blind palette, `PAPER_RC` type sizes)."
+    "Apply the figures' common style (seaborn ticks, colour-blind palette, `PAPER_RC` type sizes)."
     sns.set_theme(context='paper', style='ticks', palette='colorblind', rc=PAPER_RC)
 
 # %% ../nbs/11_report.ipynb #eae27ae7
 def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
     "A GitHub-flavoured markdown table (no extra dependency)."
-    d = df.rename_axis(df.index.names if any(n is not None for n in df.index.names) else [''] * df.index.nlevels).reset_index() if index else df
-    fmt = lambda v: '—' if v is None or (isinstance(v, float) and np.isnan(v)) else (f'{v:.2f}' if isinstance(v, float) else str(v))
+    d = (
+        df.rename_axis(
+            df.index.names
+            if any(n is not None for n in df.index.names)
+            else [''] * df.index.nlevels
+        ).reset_index()
+        if index
+        else df
+    )
+    fmt = lambda v: (
+        '—'
+        if v is None or (isinstance(v, float) and np.isnan(v))
+        else (f'{v:.2f}' if isinstance(v, float) else str(v))
+    )
     lines = ['| ' + ' | '.join(str(c) for c in d.columns) + ' |', '|' + '---|' * len(d.columns)]
     lines += ['| ' + ' | '.join(fmt(v) for v in row) + ' |' for row in d.itertuples(index=False)]
     return '\n'.join(lines) + '\n'
@@ -119,102 +193,173 @@ def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
 # %% ../nbs/11_report.ipynb #70e43016
 def save_table(df: pd.DataFrame, stem, formats=('md', 'tex', 'csv'), index: bool = True) -> list:
     "Write `df` as `stem.md`, `stem.tex` and `stem.csv`; returns the paths."
-    stem = Path(stem); paths = []
-    writers = {'md': lambda p: Path(p).write_text(to_markdown(df, index)),
-               'csv': lambda p: df.to_csv(p, index=index),
-               'tex': lambda p: Path(p).write_text(df.to_latex(index=index, na_rep='—', float_format='%.2f'))}
-    for f in formats: paths.append(atomic_write(stem.with_suffix('.' + f), writers[f]))
+    stem = Path(stem)
+    paths = []
+    writers = {
+        'md': lambda p: Path(p).write_text(to_markdown(df, index)),
+        'csv': lambda p: df.to_csv(p, index=index),
+        'tex': lambda p: Path(p).write_text(
+            df.to_latex(index=index, na_rep='—', float_format='%.2f')
+        ),
+    }
+    for f in formats:
+        paths.append(atomic_write(stem.with_suffix('.' + f), writers[f]))
     return paths
 
 # %% ../nbs/11_report.ipynb #58b76943
 def save_figure(fig, stem, dpi: int = 150) -> list:
-    "Write a matplotlib figure as `stem.pdf` and `stem.png` (no creation date, so a rebuild of the same figure is byte-identical)."
-    stem = Path(stem); meta = dict(pdf={'CreationDate': None}, png={})
-    return [atomic_write(stem.with_suffix('.' + f), lambda p, f=f: fig.savefig(p, format=f, dpi=dpi, bbox_inches='tight', metadata=meta[f]))
-            for f in ('pdf', 'png')]
+    "Write a figure as `stem.pdf` and `stem.png` (no creation date: rebuilds are byte-identical)."
+    stem = Path(stem)
+    meta = dict(pdf={'CreationDate': None}, png={})
+    return [
+        atomic_write(
+            stem.with_suffix('.' + f),
+            lambda p, f=f: fig.savefig(p, format=f, dpi=dpi, bbox_inches='tight', metadata=meta[f]),
+        )
+        for f in ('pdf', 'png')
+    ]
 
 # %% ../nbs/11_report.ipynb #5d3da546
-def check_results_dir(results_dir=None  # None: the repository's results/
-                     ) -> Path:
-    "The results folder a render reads, each record in it read and checked first; ConfigError if it has none."
+def check_results_dir(
+    results_dir=None,  # None: the repository's results/
+) -> Path:
+    "The results folder a render reads, each record read and checked first; ConfigError if none."
     root = results_root(results_dir)
-    if not root.is_dir(): raise ConfigError(f"results_dir {root} does not exist (a typo?); records are read from there")
+    if not root.is_dir():
+        raise ConfigError(
+            f"results_dir {root} does not exist (a typo?); records are read from there"
+        )
     files = record_files(root, '*/**/*.json')
-    if not files: raise ConfigError(f"results_dir {root} holds no records (<experiment>/<stem>_<id>.json)")
-    for sub in sorted({p.relative_to(root).parts[0] for p in files}): read_records(root / sub, '**/*.json')
+    if not files:
+        raise ConfigError(f"results_dir {root} holds no records (<experiment>/<stem>_<id>.json)")
+    for sub in sorted({p.relative_to(root).parts[0] for p in files}):
+        read_records(root / sub, '**/*.json')
     return root
 
 # %% ../nbs/11_report.ipynb #d3c9d3a1
 def is_empty_table(df: pd.DataFrame) -> bool:
     "Whether a table holds no value: every data cell missing or '—'."
-    return bool(df.size == 0 or df.map(lambda v: v is None or v == '—' or (isinstance(v, float) and np.isnan(v))).all().all())
+    return bool(
+        df.size == 0
+        or df.map(lambda v: v is None or v == '—' or (isinstance(v, float) and np.isnan(v)))
+        .all()
+        .all()
+    )
 
 # %% ../nbs/11_report.ipynb #07510954
 def _publish_dirs(tables_dir, figures_dir) -> list:
-    "The two folders a render writes; ConfigError when they are one folder or one lies inside the other."
+    "The two folders a render writes; ConfigError if they are one or one is inside the other."
     dirs = [Path(tables_dir), Path(figures_dir)]
     t, f = (d.resolve() for d in dirs)
     if t == f or t.is_relative_to(f) or f.is_relative_to(t):
-        raise ConfigError(f"tables_dir {dirs[0]} and figures_dir {dirs[1]} are the same folder or one lies "
-                          "inside "
-                          "the other: a render would write one set over the other; give two separate folders")
+        raise ConfigError(
+            f"tables_dir {dirs[0]} and figures_dir {dirs[1]} are the same folder or one lies "
+            "inside "
+            "the other: a render would write one set over the other; give two separate folders"
+        )
     return dirs
 
+
 def _aside(d: Path, state: str, uid: str = '*') -> Path:
-    "A render's own folder beside `d`: `.<name>.<state>-<uid>` (staging, commit; `old`: earlier versions)."
+    "A render's own folder beside `d`: `.<name>.<state>-<uid>` (staging, commit; `old`: earlier)."
     return d.parent / f'.{d.name}.{state}-{uid}'
 
+
 def _move_in(src: Path, live: Path) -> int:
-    "Move every file of `src` into `live`, each with one atomic os.replace; other files of `live` stay."
-    live.mkdir(parents=True, exist_ok=True); n = 0
+    "Move every file of `src` into `live`, each by an atomic os.replace; other files of `live` stay"
+    live.mkdir(parents=True, exist_ok=True)
+    n = 0
     for f in sorted(src.iterdir()) if src.is_dir() else []:
-        if f.is_file() and not f.name.startswith('.'): os.replace(f, live / f.name); n += 1
+        if f.is_file() and not f.name.startswith('.'):
+            os.replace(f, live / f.name)
+            n += 1
     return n
 
+
 def finish_publish(tables_dir, figures_dir) -> int:
-    "Move in the set of a render killed after its commit, drop one killed before; the number of files moved."
-    tables, figures = _publish_dirs(tables_dir, figures_dir); moved = 0
+    "Move in a render's set killed after its commit, drop one killed before; the files moved."
+    tables, figures = _publish_dirs(tables_dir, figures_dir)
+    moved = 0
     for commit in sorted(tables.parent.glob(_aside(tables, 'commit').name)):
         uid, journal = commit.name.rsplit('-', 1)[1], commit / '.journal.json'
-        fig_live = Path(json.loads(journal.read_text())['figures_dir']) if journal.is_file() else figures
+        fig_live = (
+            Path(json.loads(journal.read_text())['figures_dir']) if journal.is_file() else figures
+        )
         moved += _move_in(_aside(fig_live, 'staging', uid), fig_live) + _move_in(commit, tables)
-        shutil.rmtree(_aside(fig_live, 'staging', uid), ignore_errors=True); shutil.rmtree(commit)
+        shutil.rmtree(_aside(fig_live, 'staging', uid), ignore_errors=True)
+        shutil.rmtree(commit)
     for d in (tables, figures):
-        for left in sorted(d.parent.glob(_aside(d, 'staging').name)):  # never committed: the old set stands
+        for left in sorted(
+            d.parent.glob(_aside(d, 'staging').name)
+        ):  # never committed: the old set stands
             shutil.rmtree(left, ignore_errors=True)
-        for old in sorted(d.parent.glob(_aside(d, 'old').name)):  # an earlier version's swap, killed half-way
-            if not d.exists(): os.replace(old, d)  # it held the only copy
-            else: shutil.rmtree(old, ignore_errors=True)  # a copy of what it swapped out: the live one has it
+        for old in sorted(
+            d.parent.glob(_aside(d, 'old').name)
+        ):  # an earlier version's swap, killed half-way
+            if not d.exists():
+                os.replace(old, d)  # it held the only copy
+            else:
+                shutil.rmtree(
+                    old, ignore_errors=True
+                )  # a copy of what it swapped out: the live one has it
     return moved
 
 # %% ../nbs/11_report.ipynb #47f3bf05
-def publish(tables: dict,  # name -> (DataFrame, keyword arguments of `save_table`)
-            figures: dict,  # name -> matplotlib figure
-            tables_dir, figures_dir) -> dict:
-    "Write the set to staging folders, commit it with one rename, move each file in; one render at a time."
+def publish(
+    tables: dict,  # name -> (DataFrame, keyword arguments of `save_table`)
+    figures: dict,  # name -> matplotlib figure
+    tables_dir,
+    figures_dir,
+) -> dict:
+    "Write the set to staging, commit it by one rename, move each file in; one render at a time."
     dirs = _publish_dirs(tables_dir, figures_dir)
     dirs[0].parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(dirs[0].parent / '.render.lock'))
-    try: lock.acquire(timeout=0)
-    except Timeout: raise RuntimeError(f"another render holds {lock.lock_file}; wait for it to finish") from None
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RuntimeError(
+            f"another render holds {lock.lock_file}; wait for it to finish"
+        ) from None
     try:
         finish_publish(*dirs)  # what a killed render left: its committed set moved in first
+
         def committed_has_values(n, kw) -> bool:
             csv = dirs[0] / f'{n}.csv'
-            return csv.exists() and not is_empty_table(pd.read_csv(csv, index_col=0 if kw.get('index', True) else None))
-        empty = [n for n, (df, kw) in tables.items() if is_empty_table(df) and committed_has_values(n, kw)]
-        if empty: raise ConfigError(f"no values for {empty}, which the committed tables have: are the records in the results_dir given?")
+            return csv.exists() and not is_empty_table(
+                pd.read_csv(csv, index_col=0 if kw.get('index', True) else None)
+            )
+
+        empty = [
+            n
+            for n, (df, kw) in tables.items()
+            if is_empty_table(df) and committed_has_values(n, kw)
+        ]
+        if empty:
+            raise ConfigError(
+                f"no values for {empty}, which the committed tables have: are the records in the "
+                "results_dir given?"
+            )
         uid = uuid.uuid4().hex[:8]
         staging = [_aside(d, 'staging', uid) for d in dirs]
         try:
-            for s in staging: s.mkdir(parents=True)
-            for name, (df, kw) in tables.items(): save_table(df, staging[0] / name, **kw)
-            for name, fig in figures.items(): save_figure(fig, staging[1] / name)
-            atomic_write_json(staging[0] / '.journal.json', {'figures_dir': str(dirs[1].absolute())})
-            os.replace(staging[0], _aside(dirs[0], 'commit', uid))  # the commit: from here the new set stands
+            for s in staging:
+                s.mkdir(parents=True)
+            for name, (df, kw) in tables.items():
+                save_table(df, staging[0] / name, **kw)
+            for name, fig in figures.items():
+                save_figure(fig, staging[1] / name)
+            atomic_write_json(
+                staging[0] / '.journal.json', {'figures_dir': str(dirs[1].absolute())}
+            )
+            os.replace(
+                staging[0], _aside(dirs[0], 'commit', uid)
+            )  # the commit: from here the new set stands
         except BaseException:
-            for s in staging: shutil.rmtree(s, ignore_errors=True)
+            for s in staging:
+                shutil.rmtree(s, ignore_errors=True)
             raise
         finish_publish(*dirs)
         return dict(tables=len(tables), figures=len(figures))
-    finally: lock.release()
+    finally:
+        lock.release()

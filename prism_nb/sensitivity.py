@@ -19,58 +19,98 @@ __all__ = ['SENSITIVITY_GRID', 'SENSITIVITY_EXPERIMENT', 'SENSITIVITY_LABELS', '
            'sensitivity_configs', 'sensitivity_frame', 'sensitivity_table', 'efficiency_frame', 'plot_ablations']
 
 # %% ../nbs/16_sensitivity.ipynb #b7be9439
-SENSITIVITY_GRID = dict(r_t=[0., 0.3, 0.5, 0.7, 0.9], r_f=[0., 0.2, 0.4, 0.6, 0.8], K=[1, 2, 4, 6, 8])
+SENSITIVITY_GRID = dict(
+    r_t=[0.0, 0.3, 0.5, 0.7, 0.9], r_f=[0.0, 0.2, 0.4, 0.6, 0.8], K=[1, 2, 4, 6, 8]
+)
 SENSITIVITY_EXPERIMENT = 'harc_sensitivity'
-SENSITIVITY_LABELS = dict(r_t='timestep drop rate $r_t$', r_f='feature drop rate $r_f$', K='number of views $K$')
+SENSITIVITY_LABELS = dict(
+    r_t='timestep drop rate $r_t$', r_f='feature drop rate $r_f$', K='number of views $K$'
+)
 
 # %% ../nbs/16_sensitivity.ipynb #708b02c4
 def check_sensitivity_grid(grid: dict) -> dict:
     "Known names only; drop rates in [0, 1); integer K >= 1."
     unknown = set(grid) - set(SENSITIVITY_GRID)
-    if unknown: raise ConfigError(f"unknown sensitivity parameter(s) {sorted(unknown)}; valid: {', '.join(SENSITIVITY_GRID)}")
+    if unknown:
+        raise ConfigError(
+            f"unknown sensitivity parameter(s) {sorted(unknown)}; valid: "
+            f"{', '.join(SENSITIVITY_GRID)}"
+        )
     for k, values in grid.items():
-        if not values: raise ConfigError(f"{k}: no values")
+        if not values:
+            raise ConfigError(f"{k}: no values")
         for v in values:
-            if k == 'K' and (isinstance(v, bool) or not isinstance(v, int) or v < 1): raise ConfigError(f"K must be an integer >= 1, got {v!r}")
-            if k != 'K' and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1):
+            if k == 'K' and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise ConfigError(f"K must be an integer >= 1, got {v!r}")
+            if k != 'K' and (
+                isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1
+            ):
                 raise ConfigError(f"{k} must be in [0, 1), got {v!r}")
     return grid
 
 # %% ../nbs/16_sensitivity.ipynb #4791fcac
 def sensitivity_points(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) -> list:
-    "(parameter, value, seed, config) for every grid point and seed; the default value maps to the default PRISM config."
+    "(parameter, value, seed, config) per grid point and seed; default value: default config."
     check_sensitivity_grid(grid)
-    defaults = algorithm_class('prism').defaults(); out = []
+    defaults = algorithm_class('prism').defaults()
+    out = []
     for k, values in grid.items():
         for v in values:
             for s in seeds:
-                cfg = make_config(method='prism', seed=s, **common) if v == defaults[k] else \
-                      make_config(method='prism', seed=s, experiment=SENSITIVITY_EXPERIMENT, hparams={k: v}, **common)
+                cfg = (
+                    make_config(method='prism', seed=s, **common)
+                    if v == defaults[k]
+                    else make_config(
+                        method='prism',
+                        seed=s,
+                        experiment=SENSITIVITY_EXPERIMENT,
+                        hparams={k: v},
+                        **common,
+                    )
+                )
                 out.append((k, v, s, cfg))
     return out
 
 # %% ../nbs/16_sensitivity.ipynb #6f96b860
 def sensitivity_configs(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) -> list:
-    "The distinct configs of `sensitivity_points` (for `run_sweep`), seed by seed so a partial sweep gives whole curves."
+    "The distinct configs of `sensitivity_points` (for `run_sweep`), seed by seed (whole curves)."
     seen, out = set(), []
     for *_, cfg in sorted(sensitivity_points(seeds, grid, **common), key=lambda p: p[2]):
         key = record_path(cfg).name
-        if key not in seen: seen.add(key); out.append(cfg)
+        if key not in seen:
+            seen.add(key)
+            out.append(cfg)
     return out
 
 # %% ../nbs/16_sensitivity.ipynb #9e9e7fee
-def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir=None,
-                      complete_seeds: bool = True,  # keep, per curve, only the seeds recorded at all its values
-                      **common):
-    "One row per recorded grid point and seed: parameter, value, seed, HAR-C Avg., CPU seconds, pretraining reused."
-    results_dir = results_root(results_dir); rows = []
+def sensitivity_frame(
+    seeds=range(3),
+    grid: dict = SENSITIVITY_GRID,
+    results_dir=None,
+    complete_seeds: bool = True,  # keep, per curve, only the seeds recorded at all its values
+    **common,
+):
+    "One row per grid point and seed: parameter, value, seed, HAR-C Avg., CPU seconds, reused."
+    results_dir = results_root(results_dir)
+    rows = []
     for k, v, s, cfg in sensitivity_points(seeds, grid, **common):
         p = record_path(cfg, results_dir)
-        if not p.exists(): continue
+        if not p.exists():
+            continue
         r = read_record(p)
-        rows.append(dict(parameter=k, value=v, seed=s, avg=r['avg'], cpu_seconds=cpu_seconds(r),
-                         pretrain_reused=r.get('pretrain_reused') is not None))
-    df = pd.DataFrame(rows, columns=['parameter', 'value', 'seed', 'avg', 'cpu_seconds', 'pretrain_reused'])
+        rows.append(
+            dict(
+                parameter=k,
+                value=v,
+                seed=s,
+                avg=r['avg'],
+                cpu_seconds=cpu_seconds(r),
+                pretrain_reused=r.get('pretrain_reused') is not None,
+            )
+        )
+    df = pd.DataFrame(
+        rows, columns=['parameter', 'value', 'seed', 'avg', 'cpu_seconds', 'pretrain_reused']
+    )
     if complete_seeds and len(df):
         n_values = df.parameter.map({k: len(v) for k, v in grid.items()})
         full = df.groupby(['parameter', 'seed']).value.transform('nunique') == n_values
@@ -79,16 +119,19 @@ def sensitivity_frame(seeds=range(3), grid: dict = SENSITIVITY_GRID, results_dir
 
 # %% ../nbs/16_sensitivity.ipynb #5d481afc
 def sensitivity_table(df) -> pd.DataFrame:
-    "HAR-C Avg. mean ± se per parameter value (the mean alone for one seed), with the number of seeds."
+    "HAR-C Avg. mean ± se per parameter value (mean alone for one seed), with the number of seeds."
     st = summarize(df, ['parameter', 'value'], ['avg'])
     st['HAR-C Avg.'] = [pm(m, s) for m, s in zip(st['mean'], st['se'])]
     st['value'] = [f'{v:g}' for v in st['value']]  # K as 4, not 4.0, beside the rates
-    return st.rename(columns={'n': 'seeds'}).set_index(['parameter', 'value'])[['HAR-C Avg.', 'seeds']]
+    return st.rename(columns={'n': 'seeds'}).set_index(['parameter', 'value'])[
+        ['HAR-C Avg.', 'seeds']
+    ]
 
 # %% ../nbs/16_sensitivity.ipynb #39ffa69e
 def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataFrame:
-    "Per method: HAR-C Avg. and CPU minutes per run (mean and se over the recorded seeds; se NaN for one seed)."
-    results_dir = results_root(results_dir); rows = []
+    "Per method: HAR-C Avg. and CPU minutes per run (mean and se over seeds; se NaN for one seed)."
+    results_dir = results_root(results_dir)
+    rows = []
     for m in methods or method_names():
         for s in seeds:
             p = record_path(make_config(method=m, seed=s), results_dir)
@@ -97,16 +140,29 @@ def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataF
                 rows.append(dict(method=m, seed=s, avg=r['avg'], cpu_minutes=cpu_seconds(r) / 60))
     df = pd.DataFrame(rows, columns=['method', 'seed', 'avg', 'cpu_minutes'])
     st = summarize(df, 'method', ['avg', 'cpu_minutes']).set_index(['method', 'column'])
-    out = [dict(method=m, name=algorithm_class(m).display, avg=st.loc[(m, 'avg'), 'mean'], avg_se=st.loc[(m, 'avg'), 'se'],
-                cpu_minutes=st.loc[(m, 'cpu_minutes'), 'mean'], cpu_minutes_se=st.loc[(m, 'cpu_minutes'), 'se'], seeds=st.loc[(m, 'avg'), 'n'])
-           for m in df.method.unique()]
-    return pd.DataFrame(out, columns=['method', 'name', 'avg', 'avg_se', 'cpu_minutes', 'cpu_minutes_se', 'seeds'])
+    out = [
+        dict(
+            method=m,
+            name=algorithm_class(m).display,
+            avg=st.loc[(m, 'avg'), 'mean'],
+            avg_se=st.loc[(m, 'avg'), 'se'],
+            cpu_minutes=st.loc[(m, 'cpu_minutes'), 'mean'],
+            cpu_minutes_se=st.loc[(m, 'cpu_minutes'), 'se'],
+            seeds=st.loc[(m, 'avg'), 'n'],
+        )
+        for m in df.method.unique()
+    ]
+    return pd.DataFrame(
+        out, columns=['method', 'name', 'avg', 'avg_se', 'cpu_minutes', 'cpu_minutes_se', 'seeds']
+    )
 
 # %% ../nbs/16_sensitivity.ipynb #c27ede86
 def plot_ablations(sens, eff, axes=None):
-    "Four panels: HAR-C Avg. vs r_t, r_f and K (default marked), and CPU minutes per run vs HAR-C Avg. per method."
+    "Four panels: HAR-C Avg. vs r_t, r_f and K (default marked); CPU minutes vs Avg. per method."
     import matplotlib.pyplot as plt, seaborn as sns
-    if axes is None: _, axes = plt.subplots(1, 4, figsize=(16, 3.4))
+
+    if axes is None:
+        _, axes = plt.subplots(1, 4, figsize=(16, 3.4))
     defaults, CB = algorithm_class('prism').defaults(), sns.color_palette('colorblind')
     for ax, k in zip(axes, SENSITIVITY_GRID):
         g = sens[sens.parameter == k]
@@ -116,16 +172,37 @@ def plot_ablations(sens, eff, axes=None):
             d = st[st.value == defaults[k]]
             ax.plot(d.value, d['mean'], 'o', ms=9, mfc='none', mec=CB[3], label='default')
             ax.legend(fontsize=8)
-        ax.set_xlabel(SENSITIVITY_LABELS[k]); ax.set_ylabel('HAR-C Avg. accuracy (%)')
+        ax.set_xlabel(SENSITIVITY_LABELS[k])
+        ax.set_ylabel('HAR-C Avg. accuracy (%)')
     ax = axes[3]
-    for i, r in enumerate(eff.sort_values('avg').itertuples()):  # labels alternate above and below, so neighbours do not overprint
+    for i, r in enumerate(
+        eff.sort_values('avg').itertuples()
+    ):  # labels alternate above and below, so neighbours do not overprint
         prism = r.method == 'prism'
-        ax.errorbar(r.cpu_minutes, r.avg, r.avg_se, xerr=r.cpu_minutes_se, fmt='*' if prism else 'o', ms=11 if prism else 5,
-                    color=CB[3] if prism else CB[0], capsize=2)
-        ax.annotate(r.name, (r.cpu_minutes, r.avg), fontsize=7, xytext=(4, 2 if i % 2 else -8), textcoords='offset points')
+        ax.errorbar(
+            r.cpu_minutes,
+            r.avg,
+            r.avg_se,
+            xerr=r.cpu_minutes_se,
+            fmt='*' if prism else 'o',
+            ms=11 if prism else 5,
+            color=CB[3] if prism else CB[0],
+            capsize=2,
+        )
+        ax.annotate(
+            r.name,
+            (r.cpu_minutes, r.avg),
+            fontsize=7,
+            xytext=(4, 2 if i % 2 else -8),
+            textcoords='offset points',
+        )
     from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
-    ax.set_xscale('log'); ax.set_xlabel('CPU minutes per run (log)'); ax.set_ylabel('HAR-C Avg. accuracy (%)')
-    ax.xaxis.set_major_locator(LogLocator(subs=(1., 2., 5.))); ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+
+    ax.set_xscale('log')
+    ax.set_xlabel('CPU minutes per run (log)')
+    ax.set_ylabel('HAR-C Avg. accuracy (%)')
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_title('Training cost vs. accuracy', fontsize=9)
     axes[0].figure.tight_layout()

@@ -19,11 +19,16 @@ from .records import read_record, DamagedRecordError
 __all__ = ['sweep_configs', 'sweep_devices', 'sweep_commands', 'run_command', 'run_sweep']
 
 # %% ../nbs/08_sweep.ipynb #a8fa8034
-def sweep_configs(methods=('erm',), seeds=range(3), variants=('full',),
-                  plugins=None,  # modules or .py files registering your own methods, conditions, tasks (imported here first)
-                  **common) -> list:
-    "Checked configs for every method x variant x seed (variants other than 'full' only for methods that have them)."
-    load_plugins(plugins); seeds = check_seeds(seeds)
+def sweep_configs(
+    methods=('erm',),
+    seeds=range(3),
+    variants=('full',),
+    plugins=None,  # modules or .py files registering methods, conditions, tasks (imported first)
+    **common,
+) -> list:
+    "Checked configs for every method x variant x seed (variants other than 'full' where defined)."
+    load_plugins(plugins)
+    seeds = check_seeds(seeds)
     out = []
     for m in methods:
         vs = [v for v in variants if v in algorithm_class(m).variants] or ['full']
@@ -34,112 +39,182 @@ def sweep_configs(methods=('erm',), seeds=range(3), variants=('full',),
 def _literal(v) -> str:
     return json.dumps(v) if isinstance(v, (dict, list)) else ('None' if v is None else str(v))
 
+
 def _yaml_value(v) -> str:
-    "`v` as YAML that PyYAML reads back as `v` (JSON, except floats like 1e-05, which YAML 1.1 would read as strings)."
-    if isinstance(v, dict): return '{' + ', '.join(f'{json.dumps(str(k))}: {_yaml_value(x)}' for k, x in v.items()) + '}'
-    if isinstance(v, (list, tuple)): return '[' + ', '.join(_yaml_value(x) for x in v) + ']'
+    "`v` as YAML that PyYAML reads back as `v` (JSON, but floats like 1e-05 as YAML 1.1 floats)."
+    if isinstance(v, dict):
+        return (
+            '{' + ', '.join(f'{json.dumps(str(k))}: {_yaml_value(x)}' for k, x in v.items()) + '}'
+        )
+    if isinstance(v, (list, tuple)):
+        return '[' + ', '.join(_yaml_value(x) for x in v) + ']'
     if isinstance(v, float) and math.isfinite(v):
         mantissa, e, exponent = repr(v).partition('e')
         return mantissa + ('' if '.' in mantissa else '.0') + (e + exponent if e else '')
     return json.dumps(v)
 
+
 def sweep_devices(device, n: int) -> list:
-    "The device of each of `n` runs: 'cuda' (or None/'auto' on a GPU machine) spread round-robin over the visible GPUs; else `device`."
+    "Each of `n` runs' device: 'cuda' (None/'auto' on a GPU) round-robin over GPUs; else `device`."
     import torch
-    if device in (None, 'auto') and not torch.cuda.is_available(): return [None] * n  # each run decides (`$PRISM_DEVICE`, else the CPU)
+
+    if device in (None, 'auto') and not torch.cuda.is_available():
+        return [None] * n  # each run decides (`$PRISM_DEVICE`, else the CPU)
     if device in (None, 'auto', 'cuda') and torch.cuda.is_available():
         return [f'cuda:{i % torch.cuda.device_count()}' for i in range(n)]
     return [str(device)] * n
 
 # %% ../nbs/08_sweep.ipynb #7b34efab
-def sweep_commands(cfgs, results_dir='results', out_dir='runs', threads: int | None = None,
-                   device=None,  # 'cpu', 'cuda' (spread over the GPUs), 'cuda:N'; None: each run's default
-                   deterministic: bool | None = None,  # None: the run notebooks' default (True)
-                   plugins=None  # modules or .py files every run imports first (see `load_plugins`)
-                  ) -> list:
-    "One papermill command per config (its task's run notebook, run from the repository root), e.g. for an external scheduler."
+def sweep_commands(
+    cfgs,
+    results_dir='results',
+    out_dir='runs',
+    threads: int | None = None,
+    device=None,  # 'cpu', 'cuda' (spread over the GPUs), 'cuda:N'; None: each run's default
+    deterministic: bool | None = None,  # None: the run notebooks' default (True)
+    plugins=None,  # modules or .py files every run imports first (see `load_plugins`)
+) -> list:
+    "One papermill command per config (its task's run notebook, from the repo root)."
     q = lambda x: shlex.quote(str(x))
     plugins = load_plugins(plugins)
     cmds = []
     for cfg, dev in zip(cfgs, sweep_devices(device, len(cfgs))):
-        params = ' '.join(f'-y {q(f"{k}: {_yaml_value(v)}")}' if isinstance(v, (dict, list)) else f'-p {k} {q(_literal(v))}'
-                          for k, v in cfg.items())
+        params = ' '.join(
+            f'-y {q(f"{k}: {_yaml_value(v)}")}'
+            if isinstance(v, (dict, list))
+            else f'-p {k} {q(_literal(v))}'
+            for k, v in cfg.items()
+        )
         env = f'OMP_NUM_THREADS={threads} ' if threads else ''
         out = Path(out_dir) / f'{record_path(cfg, results_dir).stem}.ipynb'
-        cmds.append(f'{env}papermill {q(task_of(cfg).notebook)} {q(out)} {params} -p results_dir {q(results_dir)}'
-                    + (f' -p threads {threads}' if threads else '') + (f' -p device {q(dev)}' if dev else '')
-                    + (f' -p deterministic {deterministic}' if deterministic is not None else '')
-                    + (f' -y {q(f"plugins: {_yaml_value(plugins)}")}' if plugins else ''))
+        cmds.append(
+            f'{env}papermill {q(task_of(cfg).notebook)} {q(out)} {params} -p results_dir '
+            f'{q(results_dir)}'
+            + (f' -p threads {threads}' if threads else '')
+            + (f' -p device {q(dev)}' if dev else '')
+            + (f' -p deterministic {deterministic}' if deterministic is not None else '')
+            + (f' -y {q(f"plugins: {_yaml_value(plugins)}")}' if plugins else '')
+        )
     return cmds
 
 # %% ../nbs/08_sweep.ipynb #5e3b13c9
 _ASSIGNMENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*=')
 
+
 def _die_with_parent():
-    "A `preexec_fn` that has Linux kill the child when the thread that started it ends; None on other systems."
-    if not sys.platform.startswith('linux'): return None
+    "A `preexec_fn` having Linux kill the child when the thread that started it ends; else None."
+    if not sys.platform.startswith('linux'):
+        return None
     # resolved before the fork: between fork and exec the child should only make the call
     prctl = ctypes.CDLL(None).prctl
     return lambda: prctl(ctypes.c_int(1), ctypes.c_ulong(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
 
-def run_command(cmd: str,  # `NAME=value ... program args`, quoted as for a POSIX shell (what `sweep_commands` writes)
-                cwd: str,  # folder to run it in (the repository root)
-                path_dirs: str = ''  # folders put first on PATH, where the program is looked up
-               ) -> tuple:
-    "Run one command as this process's child, killed if this process dies; (exit code, last 3000 characters of its error output)."
+
+def run_command(
+    cmd: str,  # `NAME=value ... program args`, quoted for a POSIX shell (as `sweep_commands`)
+    cwd: str,  # folder to run it in (the repository root)
+    path_dirs: str = '',  # folders put first on PATH, where the program is looked up
+) -> tuple:
+    "Run one command as a child, killed if this process dies; (exit code, end of its stderr)."
     words = shlex.split(cmd)
     n = next((i for i, w in enumerate(words) if not _ASSIGNMENT.match(w)), len(words))
     path = os.environ.get('PATH', '')
-    env = {**os.environ, 'PATH': f'{path_dirs}{os.pathsep}{path}' if path_dirs else path, **dict(w.split('=', 1) for w in words[:n])}
-    # no shell: the program itself must be the child, as the death signal is not passed on to grandchildren
-    res = subprocess.run(words[n:], cwd=cwd, capture_output=True, text=True, env=env, preexec_fn=_die_with_parent())
+    env = {
+        **os.environ,
+        'PATH': f'{path_dirs}{os.pathsep}{path}' if path_dirs else path,
+        **dict(w.split('=', 1) for w in words[:n]),
+    }
+    # no shell: the program itself must be the child, as the death signal is not passed on to
+    # grandchildren
+    res = subprocess.run(
+        words[n:], cwd=cwd, capture_output=True, text=True, env=env, preexec_fn=_die_with_parent()
+    )
     return res.returncode, (res.stderr or '')[-3000:]
 
 # %% ../nbs/08_sweep.ipynb #38ad8332
-def run_sweep(cfgs, workers: int = 1,  # local papermill processes at once (ignored with `executor`)
-              threads: int | None = None,  # torch threads per run (default: cores / workers; give it with `executor`)
-              results_dir='results', out_dir=None,  # records; executed notebooks (default runs/)
-              executor=None,  # anything whose `submit(fn, *args)` returns a future with `result()`: a Dask client or its executor, submitit; default local threads
-              device=None,  # as in `sweep_commands`: 'cuda' spreads the runs over the visible GPUs
-              deterministic: bool | None = None,  # None: the run notebooks' default (True)
-              plugins=None,  # modules or .py files registering your own methods, conditions, tasks: every worker imports them
-              progress: bool = True) -> dict:
-    "Run the configs without a record; a summary dict of lists: done, skipped, in_progress (trained by another sweep), failed (config name, error)."
-    root = repo_root(); results_dir = folder_path('results_dir', results_dir)  # '~' expanded, blanks refused
+def run_sweep(
+    cfgs,
+    workers: int = 1,  # local papermill processes at once (ignored with `executor`)
+    threads: int | None = None,  # threads per run (default: cores/workers; give it with `executor`)
+    results_dir='results',
+    out_dir=None,  # records; executed notebooks (default runs/)
+    executor=None,  # `submit(fn, *args)` -> future with `result()` (Dask, submitit); default: local
+    device=None,  # as in `sweep_commands`: 'cuda' spreads the runs over the visible GPUs
+    deterministic: bool | None = None,  # None: the run notebooks' default (True)
+    plugins=None,  # modules or .py files registering methods, conditions, tasks (for every worker)
+    progress: bool = True,
+) -> dict:
+    "Run configs without a record; dict of lists: done, skipped, in_progress, failed (name, error)."
+    root = repo_root()
+    results_dir = folder_path('results_dir', results_dir)  # '~' expanded, blanks refused
     results_dir = results_dir if results_dir.is_absolute() else root / results_dir
-    paths = [(c, record_path(c, results_dir)) for c in cfgs]  # looked at once: one snapshot of what exists
+    paths = [
+        (c, record_path(c, results_dir)) for c in cfgs
+    ]  # looked at once: one snapshot of what exists
     skipped, todo, damaged = [], [], []
     for c, p in paths:
-        if not p.exists(): todo.append((c, p.stem)); continue
-        try: read_record(p); skipped.append(p.stem)  # skipped only when its record keeps the record contract
-        except (DamagedRecordError, PluginError) as e: damaged.append((p.stem, str(e)))  # or needing code
+        if not p.exists():
+            todo.append((c, p.stem))
+            continue
+        try:
+            read_record(p)
+            skipped.append(p.stem)  # skipped only when its record keeps the record contract
+        except (DamagedRecordError, PluginError) as e:
+            damaged.append((p.stem, str(e)))  # or needing code
     threads = threads or max(1, (os.cpu_count() or 1) // max(workers, 1))
-    out_dir = Path(out_dir or root / 'runs'); out_dir.mkdir(parents=True, exist_ok=True)
-    cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir, threads=threads, device=device,
-                          deterministic=deterministic, plugins=plugins)
-    # the workers' papermill is the one installed beside this Python, whether or not its venv is activated
+    out_dir = Path(out_dir or root / 'runs')
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmds = sweep_commands(
+        [c for c, _ in todo],
+        results_dir=results_dir,
+        out_dir=out_dir,
+        threads=threads,
+        device=device,
+        deterministic=deterministic,
+        plugins=plugins,
+    )
+    # the workers' papermill is the one installed beside this Python, whether or not its venv
+    # is activated
     bin_dir = str(Path(sys.executable).parent)
     own = executor is None
     ex = executor or ThreadPoolExecutor(workers)
     done, in_progress, failed = [], [], list(damaged)
-    for name, err in damaged: print(f'FAILED {name}: {err}', file=sys.stderr)
+    for name, err in damaged:
+        print(f'FAILED {name}: {err}', file=sys.stderr)
     try:
-        futures = [(cfg, name, ex.submit(run_command, cmd, str(root), bin_dir)) for (cfg, name), cmd in zip(todo, cmds)]
+        futures = [
+            (cfg, name, ex.submit(run_command, cmd, str(root), bin_dir))
+            for (cfg, name), cmd in zip(todo, cmds)
+        ]
         bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
         for cfg, name, fut in futures:
-            try: code, err = fut.result()
-            # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no record, so the next sweep reruns it
-            except Exception as e: code, err = -1, f'{type(e).__name__}: {e}'
-            if code == 0: done.append(name)
-            elif 'RunInProgress' in err:  # another sweep's run holds the lock of this record: it will write the record
-                in_progress.append(name); print(f'skipped {name}: being trained by another worker', file=sys.stderr)
+            try:
+                code, err = fut.result()
+            # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no
+            # record, so the next sweep reruns it
+            except Exception as e:
+                code, err = -1, f'{type(e).__name__}: {e}'
+            if code == 0:
+                done.append(name)
+            elif (
+                'RunInProgress' in err
+            ):  # another sweep's run holds the lock of this record: it will write the record
+                in_progress.append(name)
+                print(f'skipped {name}: being trained by another worker', file=sys.stderr)
             else:
-                failed.append((name, err)); print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
-            bar.update(1); bar.set_postfix(failed=len(failed))
+                failed.append((name, err))
+                print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
+            bar.update(1)
+            bar.set_postfix(failed=len(failed))
         bar.close()
     finally:
-        if own: ex.shutdown()
+        if own:
+            ex.shutdown()
     summary = dict(done=done, skipped=skipped, in_progress=in_progress, failed=failed)
-    if progress: print(f'sweep: {len(done)} done, {len(skipped)} skipped (record exists), '
-                       f'{len(in_progress)} skipped (being trained by another worker), {len(failed)} failed', file=sys.stderr)
+    if progress:
+        print(
+            f'sweep: {len(done)} done, {len(skipped)} skipped (record exists), '
+            f'{len(in_progress)} skipped (being trained by another worker), {len(failed)} failed',
+            file=sys.stderr,
+        )
     return summary
