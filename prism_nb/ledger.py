@@ -15,13 +15,14 @@ from .artefacts import backbone_table
 from .algorithms import algorithm_class
 from .backbones import BACKBONE_DISPLAY
 from .core import results_root
-from .records import read_record, record_files
+from .config import make_config, record_path
+from .records import read_record, read_records, record_files
 from .report import paper_dir
 from .sampling import CONCENTRATION_SETTINGS, HARC_CONDITIONS
 
 # %% auto #0
-__all__ = ['COVERAGE', 'cpu_seconds', 'compute_ledger', 'records_cpu_hours', 'backbone_coverage', 'coverage_table',
-           'paper_labels']
+__all__ = ['COVERAGE', 'cpu_seconds', 'compute_ledger', 'records_cpu_hours', 'rerun_spread', 'backbone_coverage',
+           'coverage_table', 'paper_labels']
 
 # %% ../nbs/11b_ledger.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
@@ -79,6 +80,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
         )
     if kind == 'harc_concentration':
         return ['harc_concentration']
+    if kind == 'harc_rerun':
+        return ['harc_rerun']  # the main table's configs retrained on another CPU
     if kind == 'harc_ps':
         return ['harc_severity_matched']  # HAR-C at the paper's severity (18_paper_severity)
     if kind == 'harc_knobs':
@@ -147,6 +150,25 @@ def records_cpu_hours(results_dir=None) -> tuple:
         cpu_seconds(read_record(p)) for p in record_files(results_root(results_dir), '**/*.json')
     ]
     return len(secs), sum(secs) / 3600
+
+# %% ../nbs/11b_ledger.ipynb #4221eff8
+def rerun_spread(results_dir=None,  # default: <repo>/results
+                 experiment: str = 'harc_rerun'  # the folder of the rerun records
+                ) -> pd.DataFrame:
+    "Per rerun record: its and the committed record's CPU and Avg., how far its conditions moved."
+    root = results_root(results_dir)
+    rows = []
+    for rec in read_records(root / experiment):
+        cfg = rec['config']
+        ref = read_record(record_path(make_config(**{**cfg, 'experiment': 'harc'}), root))
+        diff = [abs(rec['metrics'][c] - ref['metrics'][c]) for c in HARC_CONDITIONS]
+        cpu = lambda r: (r.get('cpu') or {}).get('model') or 'not recorded'
+        rows.append(dict(method=cfg['method'], seed=cfg['seed'], committed_cpu=cpu(ref),
+                         rerun_cpu=cpu(rec), committed_avg=ref['avg'], rerun_avg=rec['avg'],
+                         mean_abs_diff=sum(diff) / len(diff), max_abs_diff=max(diff)))
+    cols = ['method', 'seed', 'committed_cpu', 'rerun_cpu', 'committed_avg', 'rerun_avg',
+            'mean_abs_diff', 'max_abs_diff']
+    return pd.DataFrame(rows, columns=cols).sort_values(['method', 'seed'], ignore_index=True)
 
 # %% ../nbs/11b_ledger.ipynb #d02a24a9
 COVERAGE = [  # (label, files, status, reason)
