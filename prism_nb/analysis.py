@@ -26,6 +26,7 @@ from .experiment import load_model, versions
 from .records import read_record, read_records, results_dir_of
 from .report import summarize, pm, reported, paper_dir
 from .artefacts import harc_records
+from .backbones import PAPER_BACKBONES
 
 # %% auto #0
 __all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',
@@ -294,7 +295,7 @@ def section3_evaluations(
     backbones=('cnn',),
     seeds=range(3),
     results_dir=None,
-    severity_backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'),
+    severity_backbones=PAPER_BACKBONES,
     progress: bool = True,
 ) -> dict:
     "Severity (all backbones' ERM, `methods` on CNN) and concentration records of the saved runs."
@@ -536,7 +537,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
 
 # %% ../nbs/14_analysis.ipynb #eae78eeb
 def plot_backbone_severity(
-    sev, backbones=('cnn', 'cnn_m', 'cnn_l', 'seft', 'mtand', 'grud'), axes=None
+    sev, backbones=PAPER_BACKBONES, axes=None
 ):
     "A panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition."
     import matplotlib.pyplot as plt, seaborn as sns

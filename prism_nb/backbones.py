@@ -16,9 +16,10 @@ from torch.utils.flop_counter import FlopCounterMode
 from .core import Registry
 
 # %% auto #0
-__all__ = ['CNN_SIZES', 'BACKBONES', 'BACKBONE_DISPLAY', 'check_input', 'masked_softmax', 'masked_mean', 'relative_time', 'CNN',
-           'observed_set', 'sinusoidal_time', 'SeFT', 'LearnedTimeEmbedding', 'mTAND', 'time_since_observed',
-           'gru_recurrence', 'GRUD', 'Decoder', 'register_backbone', 'make_backbone', 'n_params', 'count_flops']
+__all__ = ['CNN_SIZES', 'BACKBONES', 'BACKBONE_DISPLAY', 'PAPER_BACKBONES', 'check_input', 'masked_softmax', 'masked_mean',
+           'relative_time', 'CNN', 'observed_set', 'sinusoidal_time', 'SeFT', 'LearnedTimeEmbedding', 'mTAND',
+           'time_since_observed', 'gru_recurrence', 'GRUD', 'Decoder', 'register_backbone', 'make_backbone', 'n_params',
+           'count_flops']
 
 # %% ../nbs/03_backbones.ipynb #1d60adcf
 def check_input(
@@ -470,6 +471,9 @@ for _name, _factory, _display in [
 ]:
     register_backbone(_name, _factory, _display)
 BACKBONES.freeze()  # the paper's six backbones are built in
+
+# %% ../nbs/03_backbones.ipynb #74ed9595
+PAPER_BACKBONES = tuple(BACKBONES)  # the built-in backbones, in the order registered above
 
 # %% ../nbs/03_backbones.ipynb #a56963e6
 def make_backbone(

@@ -14,6 +14,7 @@ from .artefacts import ABLATION_ROWS, BACKBONE_TABLE_BACKBONES, BACKBONE_TABLE_M
 from .artefacts import backbone_table
 from .algorithms import algorithm_class
 from .backbones import BACKBONE_DISPLAY
+from .realworld import CLINICAL_DATASETS
 from .core import results_root
 from .config import make_config, record_path
 from .records import read_record, read_records, record_files
@@ -69,7 +70,7 @@ def _artefacts_of(kind: str, r: dict) -> list:
                 'tab:ablation_eicu',
                 'tab:ablation',
             ]
-        return [{'eicu_demo': 'tab:eicu', 'p12': 'p12', 'p19': 'p19'}[c['dataset']]]
+        return [CLINICAL_DATASETS[c['dataset']].artefact]
     if kind == 'harc_shortcut':
         return ['fig:analysis_severity_shortcut'] + (
             ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []

@@ -5,30 +5,33 @@
 # %% ../nbs/12_realworld.ipynb #63a94278
 from __future__ import annotations
 import re
+import sys
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 import torch
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from .core import ISMTS, config_id, results_root
+from .core import ISMTS, Registry, config_id, results_root
 from .algorithms import algorithm_class
 from .clinical import EICU_REGIONS, P12_DOMAINS, P19_DOMAINS, domain_split, load_eicu_demo
 from .clinical import load_p12, load_p19, unsupported_features, _stratified_val
 from .pam import PAM_FRACTIONS, sensors_out
 from .engine import predict_logits
 from .sampling import HARC_CONDITIONS
-from .config import Task, TaskData, register_task, make_config, check_bool, check_real
+from .config import TASKS, Task, TaskData, make_config, check_bool, check_real
 from .core import ConfigError
 from .records import read_records
 from .artefacts import ABLATION_ROWS, harc_records
 from .report import summarize, wide_table
 
 # %% auto #0
-__all__ = ['REALWORLD_DATASETS', 'REALWORLD_TARGETS', 'REALWORLD_FACTS', 'CLINICAL_TASKS', 'predict_proba', 'binary_metrics',
-           'auroc_score', 'clinical_defaults', 'check_clinical', 'clinical_record_stem', 'load_clinical',
-           'evaluate_clinical', 'realworld_configs', 'realworld_records', 'realworld_summary', 'realworld_table',
-           'sensors_out_table', 'clinical_statistics', 'mask_only_summary', 'plot_mask_only', 'ablation_summary']
+__all__ = ['CLINICAL_DATASETS', 'predict_proba', 'binary_metrics', 'auroc_score', 'ClinicalSpec', 'clinical_defaults',
+           'check_clinical', 'clinical_record_stem', 'load_clinical', 'evaluate_clinical', 'register_clinical',
+           'realworld_configs', 'realworld_records', 'realworld_summary', 'realworld_table', 'sensors_out_table',
+           'clinical_statistics', 'mask_only_summary', 'plot_mask_only', 'ablation_summary']
 
 # %% ../nbs/12_realworld.ipynb #bd258381
 def predict_proba(algo, x: ISMTS, batch_size: int = 1024) -> np.ndarray:
@@ -53,29 +56,24 @@ def auroc_score(algo, val: ISMTS) -> float:
     return binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val))['auroc']
 
 # %% ../nbs/12_realworld.ipynb #a082f213
-REALWORLD_DATASETS = dict(eicu_demo=load_eicu_demo, p12=load_p12, p19=load_p19)
-REALWORLD_TARGETS = dict(eicu_demo=EICU_REGIONS, p12=P12_DOMAINS, p19=P19_DOMAINS)
-# (task, input window, distribution shift, what a held-out domain is): the dataset-statistics
-# table's words
-REALWORLD_FACTS = dict(
-    eicu_demo=(
-        'ICU mortality (after 24 h)',
-        'first 24 h, hourly',
-        'Leave-one-region-out',
-        'regions',
-    ),
-    p12=(
-        'In-hospital mortality',
-        'first 48 h, irregular times',
-        'Leave-one-ICU-type-out',
-        'ICU types',
-    ),
-    p19=(
-        'Sepsis (after 48 h)',
-        'first 48 h, hourly',
-        'Train on one hospital system, test on the other',
-        'hospital systems',
-    ),
+@dataclass(frozen=True)
+class ClinicalSpec:
+    "One clinical dataset: its loader, the domains a run holds out, and the words tables show."
+
+    name: str  # the config's `dataset`: the task's name and the records' subfolder
+    display: str  # the name tables show
+    load: Callable  # `load() -> ClinicalData` (`09_clinical`)
+    targets: list  # the domains a run may hold out, in table order; the first is the default
+    task: str  # the dataset-statistics table's words: what is predicted,
+    window: str  # the input window,
+    shift: str  # the distribution shift,
+    unit: str  # and what a held-out domain is (plural)
+    artefact: str = ''  # the paper artefact its runs feed (`11b_ledger`); '' : none
+
+# %% ../nbs/12_realworld.ipynb #e0d8510f
+CLINICAL_DATASETS = Registry(
+    'clinical dataset',  # a spec is named by its loader, for `claim_name`
+    identity=lambda spec: getattr(spec.load, '__qualname__', repr(spec.load)),
 )
 
 # %% ../nbs/12_realworld.ipynb #d9509b48
@@ -84,7 +82,8 @@ def clinical_defaults(dataset: str) -> dict:
     return dict(
         experiment='realworld',  # results subfolder (a folder per dataset below it)
         dataset=dataset,  # the task
-        target=REALWORLD_TARGETS[dataset][0],  # held-out domain (test); the others are the sources
+        # held-out domain (test); the others are the sources
+        target=CLINICAL_DATASETS[dataset].targets[0],
         mask_only=False,  # zero every value: the model sees the observation mask and times only
         val_frac=0.2,
     )  # share of each source (domain, label) group used for validation
@@ -92,14 +91,12 @@ def clinical_defaults(dataset: str) -> dict:
 # %% ../nbs/12_realworld.ipynb #caa895d2
 def check_clinical(cfg: dict):
     "Target, mask_only, val_frac, and a method that can run with this many source domains."
-    ds = cfg['dataset']
-    if cfg['target'] not in REALWORLD_TARGETS[ds]:
-        raise ConfigError(
-            f"unknown target {cfg['target']!r} for {ds}; valid: {REALWORLD_TARGETS[ds]}"
-        )
+    ds, targets = cfg['dataset'], CLINICAL_DATASETS[cfg['dataset']].targets
+    if cfg['target'] not in targets:
+        raise ConfigError(f"unknown target {cfg['target']!r} for {ds}; valid: {targets}")
     check_bool('mask_only', cfg['mask_only'])
     cfg['val_frac'] = check_real('val_frac', cfg['val_frac'], 0, 1, lo_open=True, hi_open=True)
-    n_sources = len(REALWORLD_TARGETS[ds]) - 1
+    n_sources = len(targets) - 1
     cls = algorithm_class(cfg['method'])
     if n_sources < 2 and cls.needs_domains:
         from prism_nb.algorithms import method_names
@@ -129,7 +126,7 @@ def _count(x: ISMTS) -> dict:
 # %% ../nbs/12_realworld.ipynb #63d7d364
 def load_clinical(cfg: dict) -> TaskData:
     "Source train/val and held-out test stays of a clinical config (in-domain test for mask-only)."
-    data = REALWORLD_DATASETS[cfg['dataset']]()
+    data = CLINICAL_DATASETS[cfg['dataset']].load()
     train, val, test = domain_split(data, cfg['target'], seed=cfg['seed'], val_frac=cfg['val_frac'])
     dropped_features = unsupported_features(data, train)
     extra = {}
@@ -179,25 +176,64 @@ def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
     return out
 
 # %% ../nbs/12_realworld.ipynb #64aa19d8
-CLINICAL_TASKS = {
-    ds: register_task(
-        Task(
-            name=ds,
-            display={'eicu_demo': 'eICU demo', 'p12': 'PhysioNet 2012', 'p19': 'PhysioNet 2019'}[
-                ds
-            ],
-            defaults=clinical_defaults(ds),
-            check=check_clinical,
-            load=load_clinical,
-            evaluate=evaluate_clinical,
-            record_stem=clinical_record_stem,
-            notebook='nbs/run_realworld.ipynb',
-            family='clinical',
-            score=auroc_score,
-        )
+def register_clinical(
+    spec: ClinicalSpec,  # the dataset
+    replace: bool = False,  # replace a dataset of your own registered before under this name
+) -> Task:
+    "Register `spec` in `CLINICAL_DATASETS`, and its task (scored by validation AUROC) in `TASKS`."
+    module = sys._getframe(1).f_globals.get('__name__', '')  # see `register_task`
+    CLINICAL_DATASETS.register(spec.name, spec, replace, display=spec.display, module=module)
+    task = Task(
+        name=spec.name,
+        display=spec.display,
+        defaults=clinical_defaults(spec.name),
+        check=check_clinical,
+        load=load_clinical,
+        evaluate=evaluate_clinical,
+        record_stem=clinical_record_stem,
+        notebook='nbs/run_realworld.ipynb',
+        family='clinical',
+        score=auroc_score,
     )
-    for ds in REALWORLD_DATASETS
-}
+    return TASKS.register(spec.name, task, replace, display=spec.display, module=module)
+
+# %% ../nbs/12_realworld.ipynb #a16e7260
+for _spec in (
+    ClinicalSpec(
+        'eicu_demo',
+        'eICU demo',
+        load_eicu_demo,
+        EICU_REGIONS,
+        'ICU mortality (after 24 h)',
+        'first 24 h, hourly',
+        'Leave-one-region-out',
+        'regions',
+        'tab:eicu',
+    ),
+    ClinicalSpec(
+        'p12',
+        'PhysioNet 2012',
+        load_p12,
+        P12_DOMAINS,
+        'In-hospital mortality',
+        'first 48 h, irregular times',
+        'Leave-one-ICU-type-out',
+        'ICU types',
+        'p12',
+    ),
+    ClinicalSpec(
+        'p19',
+        'PhysioNet 2019',
+        load_p19,
+        P19_DOMAINS,
+        'Sepsis (after 48 h)',
+        'first 48 h, hourly',
+        'Train on one hospital system, test on the other',
+        'hospital systems',
+        'p19',
+    ),
+):
+    register_clinical(_spec)
 
 # %% ../nbs/12_realworld.ipynb #7ed75a39
 def realworld_configs(
@@ -207,7 +243,7 @@ def realworld_configs(
     return [
         make_config(dataset=ds, target=t, method=m, seed=s, **common)
         for ds in datasets
-        for t in (targets or {}).get(ds, REALWORLD_TARGETS[ds])
+        for t in (targets or {}).get(ds, CLINICAL_DATASETS[ds].targets)
         for m in methods
         for s in seeds
     ]
@@ -288,7 +324,7 @@ def realworld_records(
 
 # %% ../nbs/12_realworld.ipynb #289840c2
 def realworld_summary(
-    dataset: str,  # a key of REALWORLD_DATASETS
+    dataset: str,  # a key of CLINICAL_DATASETS
     rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM, PRISM
     results_dir=None,
     backbone: str = 'cnn',
@@ -296,7 +332,7 @@ def realworld_summary(
     "(long summary of mean/se/n per row and column, column names) of a dataset's canonical runs."
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     recs = realworld_records(dataset, results_dir)
-    targets = REALWORLD_TARGETS[dataset]
+    targets = CLINICAL_DATASETS[dataset].targets
     cols = [f'{t} {k}' for t in targets for k in ('AUROC', 'AUPRC')] + ['Avg. AUROC', 'Avg. AUPRC']
     long = []
     if len(recs):
@@ -321,7 +357,7 @@ def realworld_summary(
 
 # %% ../nbs/12_realworld.ipynb #4dcfb5c2
 def realworld_table(
-    dataset: str,  # a key of REALWORLD_DATASETS
+    dataset: str,  # a key of CLINICAL_DATASETS
     rows: dict | None = None,  # table row name -> method, or (method, variant); default ERM, PRISM
     results_dir=None,
     backbone: str = 'cnn',
@@ -339,7 +375,7 @@ def sensors_out_table(
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     cols = ['0%'] + [f'{f:.0%}' for f in PAM_FRACTIONS]
     recs = realworld_records(dataset, results_dir)
-    n_targets = len(REALWORLD_TARGETS[dataset])
+    n_targets = len(CLINICAL_DATASETS[dataset].targets)
     long = []
     if len(recs):
         recs = recs[
@@ -367,14 +403,15 @@ def sensors_out_table(
 
 # %% ../nbs/12_realworld.ipynb #b41ab02e
 def clinical_statistics(
-    dataset: str,  # a key of REALWORLD_DATASETS
+    dataset: str,  # a key of CLINICAL_DATASETS
     target: str | None = None,  # held-out domain whose split is counted; default the first
     seed: int = 0,
 ) -> pd.Series:
     "A clinical dataset's column of the dataset-statistics table, from the data and runs' split."
-    if dataset not in REALWORLD_DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r}; valid: {', '.join(REALWORLD_DATASETS)}")
-    data = REALWORLD_DATASETS[dataset]()
+    if dataset not in CLINICAL_DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}; valid: {', '.join(CLINICAL_DATASETS)}")
+    spec = CLINICAL_DATASETS[dataset]
+    data = spec.load()
     cfg = make_config(
         dataset=dataset, seed=seed, **({'target': target} if target is not None else {})
     )
@@ -382,24 +419,23 @@ def clinical_statistics(
     x = data.x
     N, L, D = x.shape
     count = lambda p: f"{len(p):,} ({int((p.y == 0).sum()):,} / {int(p.y.sum()):,})"
-    task, window, shift, unit = REALWORLD_FACTS[dataset]
     return pd.Series(
         {
-            'Task': task,
+            'Task': spec.task,
             '# Classes': int(x.y.max()) + 1,
             '# Features F': D,
             'Sequence length T': L,
-            'Time window': window,
+            'Time window': spec.window,
             'Observed fraction': f"{x.m.mean().item():.1%} (native)",
-            'Distribution shift': shift,
-            '# Test conditions': f"{len(REALWORLD_TARGETS[dataset])} {unit}",
+            'Distribution shift': spec.shift,
+            '# Test conditions': f"{len(spec.targets)} {spec.unit}",
             'Train': count(train),
             'Val': count(val),
             'Test': count(test),
             'Total': f"{len(train) + len(val) + len(test):,}",
             'Split counted': f"{cfg['target']} held out, seed {seed}",
         },
-        name=CLINICAL_TASKS[dataset].display,
+        name=spec.display,
     )
 
 # %% ../nbs/12_realworld.ipynb #f7ed8e24
@@ -490,9 +526,7 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
     )
     ax.axhline(50, color='gray', lw=1, ls='--')
     ax.set_ylim(0, 100)  # from 0: a cut axis would exaggerate the gaps
-    shown = {
-        ds: CLINICAL_TASKS[ds].display if ds in CLINICAL_TASKS else ds for ds in summary.dataset
-    }
+    shown = {ds: CLINICAL_DATASETS.displays.get(ds, ds) for ds in summary.dataset}
     ax.set_xticks(
         x,
         [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)],
