@@ -1,12 +1,18 @@
-"""Execute the library notebooks (nbs/NN_*.ipynb) the way nbdev_test does and keep what they show: show_doc for the
-public API, figures, small tables and examples, so a reader sees them in JupyterLab and on the docs site without
-running anything. Left out: stderr (progress bars, warnings), and every output of a cell marked `#| output: false`
-(cells whose output changes from run to run: timings, temporary paths). Cells nbdev_test skips stay empty.
+"""Execute the library notebooks (nbs/NN_*.ipynb) in ipykernel, as JupyterLab runs them (nbclient, the
+notebook's folder as working directory, figures as a plain kernel draws them), skipping the cells nbdev_test skips,
+and keep what they show: show_doc for the public API, figures, small tables and examples, so a reader sees them in
+JupyterLab and on the docs site without running anything. What is left out is what prism_nb's JupyterLab
+pre-save hook leaves out when a notebook is saved there (`prism_nb.jupyter.clean_outputs`): stderr (progress bars,
+warnings), every output of a cell marked `#| output: false` (cells whose output changes from run to run: timings,
+temporary paths) and of the cells nbdev_test skips; the pieces of a stream are joined as JupyterLab joins them.
+So a notebook run and saved in JupyterLab with the hook installed (python -m prism_nb.jupyter install) is left
+as committed.
 
-    python tools/render_outputs.py [NOTEBOOK ...]   # then: nbdev_clean
+    python tools/render_outputs.py [NOTEBOOK ...]   # names in nbs/ or paths; then: nbdev_clean
 
-tests/test_notebook_outputs.py checks the result without executing anything."""
-import json, os, subprocess, sys, time
+tests/test_notebook_outputs.py checks the result without executing anything; tests/test_jupyter_hooks.py checks
+that JupyterLab leaves it as it is."""
+import os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,43 +25,43 @@ def library_notebooks() -> list:
 
 def hides_output(cell) -> bool:
     "Whether a cell carries `#| output: false`: its output changes from run to run and is never committed."
-    return any(line.replace(' ', '').lower() == '#|output:false' for line in ''.join(cell['source']).splitlines()
-               if line.lstrip().startswith('#|'))
+    from prism_nb.jupyter import hides_output
+    return hides_output(cell)
 
-def kept(output) -> bool:
-    "Outputs worth committing: everything but stderr."
-    return not (output['output_type'] == 'stream' and output.get('name') == 'stderr')
+def kernel_env() -> dict:
+    "The environment a kernel JupyterLab starts gets: no MPLBACKEND (ipykernel then draws inline, as a plain kernel)."
+    return {k: v for k, v in os.environ.items() if k != 'MPLBACKEND'}
+
+def execute(path: Path, timeout: int = 1800) -> dict:
+    "Run notebook `path` in ipykernel as JupyterLab would, skipping the cells nbdev_test skips: the notebook run."
+    import nbformat
+    from nbclient import NotebookClient
+    from nbdev.config import get_config
+    from prism_nb.jupyter import skipped
+    flags = get_config().tst_flags.split()
+
+    class Client(NotebookClient):
+        async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+            if cell.cell_type == 'code' and skipped(cell, flags): return cell
+            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+
+    nb = nbformat.read(path, as_version=4)
+    os.environ.pop('MPLBACKEND', None)  # the kernel inherits this process's environment
+    Client(nb, timeout=timeout, kernel_name='python3', record_timing=False,
+           resources={'metadata': {'path': str(path.parent)}}).execute()
+    return nb
 
 def _execute(path: Path) -> None:
-    "Run one notebook as nbdev_test does (same skipped cells, its folder as working directory) and write its outputs."
-    from fastcore.xtras import working_directory
+    "Execute one notebook and write it with what it shows, less what the pre-save hook leaves out."
+    import nbformat
+    from prism_nb.jupyter import clean_outputs
     from nbdev.config import get_config
-    from nbdev.frontmatter import FrontmatterProc
-    from nbdev.process import NBProcessor
-    from execnb.shell import CaptureShell
-    flags = set(get_config().tst_flags.split())
-
-    def skip(cell):  # nbdev.test.test_nb's rule
-        if cell.cell_type != 'code' or 'nbdev_export(' in cell.source: return True
-        directives = getattr(cell, 'directives_', {}) or {}
-        return directives.get('eval:', [''])[0].lower() == 'false' or bool(flags & directives.keys())
-
-    nb = NBProcessor(path, procs=FrontmatterProc, process=True).nb
-    shell = CaptureShell(path)
-    with working_directory(path.parent): shell.run_all(nb, exc_stop=True, preproc=skip)
-    raw = json.loads(path.read_text())
-    # the title cell becomes a raw frontmatter cell without an id; every other cell keeps its id and type
-    same = lambda a, b: b.get('id') is None or (b.id == a.get('id') and b.cell_type == a['cell_type'])
-    assert len(raw['cells']) == len(nb.cells) and all(map(same, raw['cells'], nb.cells)), f'{path.name}: cells moved while executing'
-    for cell, ran in zip(raw['cells'], nb.cells):
-        if cell['cell_type'] != 'code': continue
-        outputs = [json.loads(json.dumps(o, default=dict)) for o in ran.get('outputs', [])]
-        cell['outputs'] = [] if hides_output(cell) else [o for o in outputs if kept(o)]
-    path.write_text(json.dumps(raw, indent=1, ensure_ascii=False) + '\n')
+    nb = clean_outputs(execute(path), get_config().tst_flags.split())
+    nbformat.write(nb, path)
 
 def render(paths: list, workers: int = 2) -> list:
     "Execute `paths` in `workers` fresh interpreters; returns the names of those that failed."
-    env = {**os.environ, 'MPLBACKEND': 'Agg'}
+    env = kernel_env()
     def one(p):
         start = time.time()
         done = subprocess.run([sys.executable, __file__, '--one', str(p)], env=env, capture_output=True, text=True)
@@ -68,9 +74,9 @@ def render(paths: list, workers: int = 2) -> list:
 if __name__ == '__main__':
     args = sys.argv[1:]
     if args[:1] == ['--one']: _execute(Path(args[1])); sys.exit(0)
-    paths = [nbs / Path(a).with_suffix('.ipynb').name for a in args] or library_notebooks()
+    paths = [Path(a) if Path(a).is_file() else nbs / Path(a).with_suffix('.ipynb').name for a in args] or library_notebooks()
     missing = [p.name for p in paths if not p.exists()]
-    if missing: sys.exit(f'no such notebook in nbs/: {missing}')
+    if missing: sys.exit(f'no such notebook: {missing}')
     failed = render(paths)
     if failed: sys.exit(f'failed: {failed} (their outputs were left as they were)')
     print('now run: nbdev_clean')
