@@ -2,7 +2,7 @@
 # The project's whole test suite (the README's test command):
 #   1. prism_nb/ is exactly what nbdev_export produces from nbs/;
 #   2. notebooks are committed clean (nbdev_clean changes nothing; papermill's `parameters` tags kept);
-#   3. README.md is what nbs/index.ipynb renders to;
+#   3. README.md is what nbs/index.ipynb renders to; the exported code passes ruff (tools/lint.py);
 #   4. every notebook runs top to bottom with its inline tests (nbdev_test);
 #   5. pytest: end-to-end papermill runs, data checks, determinism, bad input, the committed outputs of paper.ipynb
 #      (re-executed) and of the library notebooks (show_doc fresh; no error, stderr or machine path);
@@ -24,6 +24,7 @@ if [ "$(snapshot)" != "$before" ]; then echo "FAIL: notebooks are not clean (run
 before=$(snapshot)
 python tools/render_readme.py
 if [ "$(snapshot)" != "$before" ]; then echo "FAIL: README.md is not what nbs/index.ipynb renders (run python tools/render_readme.py)"; fail=1; fi
+python tools/lint.py || fail=1  # ruff on the exported code: lines <= 100, no `;` joins, no undefined names
 [ $fail -eq 0 ] || exit 1
 if [ "${PRISM_DOCS_CHECK:-0}" = 1 ]; then
   echo "== docs: build _docs/ and check it in headless Chromium"
