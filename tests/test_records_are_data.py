@@ -197,8 +197,7 @@ CLAIMS = [("from prism_nb.algorithms import ERM, register_algorithm\n"
            "@register_algorithm('ERM')\nclass Smooth(ERM): 'label smoothing'\n", "method 'erm'"),
           ("from prism_nb.algorithms import ERM, register_algorithm\n"
            "@register_algorithm('PRISM', replace=True)\nclass Fake(ERM): 'not PRISM'\n", "method 'prism'"),
-          ("import dataclasses\nfrom prism_nb.harc import HARC
-from prism_nb.config import register_task\n"
+          ("import dataclasses\nfrom prism_nb.harc import HARC\nfrom prism_nb.config import register_task\n"
            "register_task(dataclasses.replace(HARC, display='mine'), replace=True)\n", "task 'harc'")]
 
 def test_a_plugin_cannot_replace_a_built_in_method_or_task(tmp_path):
