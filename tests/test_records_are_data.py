@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prism_nb import core, experiment
+from prism_nb import core, experiment, records
 from prism_nb.core import PluginError, ConfigError, load_plugins, folder_path
 from prism_nb.algorithms import ALGORITHMS, register_algorithm, Algorithm
 from prism_nb.experiment import run, evaluate, load_model, run_from_notebook
@@ -148,7 +148,7 @@ def test_fifos_devices_and_huge_files_are_refused_by_name_without_blocking(copy)
     for read in [lambda: read_record(fifo), lambda: read_records(results / 'harc'),
                  lambda: records_cpu_hours(results), lambda: check_results_dir(results)]:
         raised(read, DamagedRecordError, f'record {fifo} is not a regular file')
-    fifo.unlink(); fifo.write_bytes(b''); os.truncate(fifo, experiment.RECORD_MAX_BYTES + 1)  # huge, sparse
+    fifo.unlink(); fifo.write_bytes(b''); os.truncate(fifo, records.RECORD_MAX_BYTES + 1)  # huge, sparse
     raised(lambda: read_record(fifo), DamagedRecordError, 'more than a record may')
 
 # --- 3. a record's numbers agree with themselves ------------------------------------------------------------
