@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from .core import ISMTS, atomic_write
-from .engine import shuffled_batches, train_epochs
+from .engine import EpochBatches, train_epochs
 from .engine import check_device
 
 # %% auto #0
@@ -86,13 +86,8 @@ def time_epochs(
     log = train_epochs(
         algo,
         lambda idx: algo.update(train[idx]),
-        len(train),
+        EpochBatches.of(algo, train, batch_size, torch.Generator().manual_seed(seed), device),
         epochs,
-        batch_size,
-        torch.Generator().manual_seed(seed),
-        batches=getattr(algo, 'batches', shuffled_batches),
-        domains=train.d.cpu(),
-        device=device,
         sync=lambda: _sync(device),
         progress=False,
     )

@@ -5,6 +5,7 @@
 # %% ../nbs/06_engine.ipynb #92dc17e8
 from __future__ import annotations
 import contextlib, copy, os, sys, time
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import torch
@@ -14,7 +15,8 @@ from .core import ISMTS, derive_seed, ConfigError
 
 # %% auto #0
 __all__ = ['model_device', 'check_device', 'default_device', 'deterministic_mode', 'device_facts', 'cpu_facts', 'predict_logits',
-           'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'train_epochs', 'fit']
+           'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'EpochBatches',
+           'Selection', 'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
@@ -197,26 +199,57 @@ def shuffled_batches(
 def _fmt(v):
     return f'{v:.4g}' if isinstance(v, float) else str(v)
 
-# %% ../nbs/06_engine.ipynb #9cf1910f
+# %% ../nbs/06_engine.ipynb #454063c9
+@dataclass
+class EpochBatches:
+    "How each epoch's mini-batches are drawn; `draw()` gives the next epoch's index tensors."
+
+    n: int  # windows per epoch
+    batch_size: int
+    g: torch.Generator  # draws the batch order
+    sampler: Callable = shuffled_batches  # `sampler(n, batch_size, g, domains=...)`
+    domains: torch.Tensor | None = None  # domain id per window [n], for per-domain samplers
+    device: object = None  # where the step wants its indices; None: as drawn (CPU)
+
+    def draw(self) -> list:
+        "The next epoch's index tensors, moved to `device` in one copy."
+        idxs = self.sampler(self.n, self.batch_size, self.g, domains=self.domains)
+        if self.device is not None and len(idxs) and torch.device(self.device).type != 'cpu':
+            idxs = list(torch.cat(idxs).to(self.device).split([len(i) for i in idxs]))
+        return idxs
+
+    @classmethod
+    def of(cls, algo: nn.Module, train: ISMTS, batch_size: int, g: torch.Generator, device=None):
+        "The batches of `algo` on `train`: its own `batches` sampler if it has one, else shuffled."
+        sampler = getattr(algo, 'batches', shuffled_batches)
+        return cls(len(train), batch_size, g, sampler, train.d.cpu(), device)
+
+# %% ../nbs/06_engine.ipynb #7ddae0a8
+@dataclass
+class Selection:
+    "How the best epoch is chosen: `evaluate()` scores each epoch, `score_key` names the score."
+
+    evaluate: Callable  # `evaluate() -> dict` holding `score_key`
+    score_key: str = 'val_acc'
+    maximize: bool = True  # higher score is better
+    patience: int | None = None  # stop after this many epochs without a better score; None: never
+
+    def better(self, score: float, best: float | None) -> bool:
+        "Whether `score` beats `best` (None: nothing scored yet)."
+        return best is None or (score > best if self.maximize else score < best)
+
+# %% ../nbs/06_engine.ipynb #95b94043
 def train_epochs(
     model: nn.Module,  # its weights are selected and restored
     step: Callable,  # `step(idx) -> {loss name: 0-d tensor or float}`: one update on windows `idx`
-    n: int,  # windows per epoch
+    batches: EpochBatches,  # how each epoch's mini-batches are drawn
     epochs: int,  # maximum epochs
-    batch_size: int,
-    g: torch.Generator,  # draws the batch order
-    evaluate: Callable | None = None,  # `evaluate() -> dict` with `score_key`; None: no selection
-    score_key: str = 'val_acc',
-    maximize: bool = True,  # higher score is better
-    patience: int | None = None,  # stop after this many epochs without a better score; None: never
-    batches: Callable = shuffled_batches,  # `batches(n, batch_size, g, domains=...)`
-    domains=None,  # domain id per window [n], for per-domain samplers
+    select: Selection | None = None,  # how the best epoch is chosen; None: keep the last
     sync: Callable | None = None,  # waits for the device to finish (GPU timings)
-    device=None,  # where `step` wants its indices (moved there per epoch); None: as drawn (CPU)
     progress: bool = True,  # print one line per epoch
     desc: str = 'train',
 ) -> dict:
-    "Run the epochs, select the best by `evaluate`, restore it; the log (history, epoch, score, s)."
+    "Run the epochs, select the best by `select`, restore it; the log (history, epoch, score, s)."
     if epochs < 1:
         raise ValueError(f"{desc}: epochs must be >= 1, got {epochs}")
     best, best_state, best_epoch, wait, history, seconds = None, None, -1, 0, [], 0.0
@@ -224,9 +257,7 @@ def train_epochs(
         model.train()
         start = time.perf_counter()
         sums = {}
-        idxs = batches(n, batch_size, g, domains=domains)
-        if device is not None and len(idxs) and torch.device(device).type != 'cpu':
-            idxs = list(torch.cat(idxs).to(device).split([len(i) for i in idxs]))
+        idxs = batches.draw()
         for idx in idxs:
             for k, v in step(idx).items():
                 v = v.detach().double() if torch.is_tensor(v) else v
@@ -236,26 +267,21 @@ def train_epochs(
         secs = time.perf_counter() - start
         seconds += secs
         entry = {'epoch': epoch, **{k: float(v) / max(len(idxs), 1) for k, v in sums.items()}}
-        if evaluate is not None:
-            entry.update(evaluate())
-            score = entry[score_key]
-            if best is None or (score > best if maximize else score < best):
-                best, best_epoch, wait, best_state = (
-                    score,
-                    epoch,
-                    0,
-                    copy.deepcopy(model.state_dict()),
-                )
+        if select is None:
+            best_epoch = epoch
+        else:
+            entry.update(select.evaluate())
+            if select.better(entry[select.score_key], best):
+                best, best_epoch, wait = entry[select.score_key], epoch, 0
+                best_state = copy.deepcopy(model.state_dict())
             else:
                 wait += 1
-        else:
-            best_epoch = epoch
         history.append({**entry, 'seconds': secs})
         if progress:
             shown = ' '.join(f'{k} {_fmt(v)}' for k, v in entry.items() if k != 'epoch')
-            sel = f' (best {_fmt(best)} @ {best_epoch})' if evaluate is not None else ''
+            sel = f' (best {_fmt(best)} @ {best_epoch})' if select is not None else ''
             print(f'{desc} epoch {epoch + 1}/{epochs}: {shown}{sel} {secs:.1f} s', flush=True)
-        if evaluate is not None and patience is not None and wait >= patience:
+        if select is not None and select.patience is not None and wait >= select.patience:
             break
     if best_state is not None:
         model.load_state_dict(best_state)
@@ -288,6 +314,7 @@ def fit(
     algo.to(device)
     train, val = train.to(device), val.to(device)
     g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
+    select = Selection(lambda: {key: score(algo, val)}, key, patience=patience)
     sync = torch.cuda.synchronize if device.type == 'cuda' else None
 
     def step(idx):
@@ -297,17 +324,10 @@ def fit(
     log = train_epochs(
         algo,
         step,
-        len(train),
+        EpochBatches.of(algo, train, batch_size, g, device),
         epochs,
-        batch_size,
-        g,
-        evaluate=lambda: {key: score(algo, val)},
-        score_key=key,
-        patience=patience,
-        batches=getattr(algo, 'batches', shuffled_batches),
-        domains=train.d.cpu(),
+        select,
         sync=sync,
-        device=device,
         progress=progress,
         desc=f'{getattr(algo, "display", None) or type(algo).__name__} fit',
     )

@@ -13,7 +13,8 @@ from .core import ISMTS, derive_seed
 from .sampling import augment_mask, span_mask
 from .backbones import make_backbone, Decoder
 from .algorithms import Algorithm, register_algorithm
-from .engine import train_epochs, shuffled_batches, model_device, default_device
+from .engine import EpochBatches, Selection, train_epochs
+from .engine import model_device, default_device
 
 # %% auto #0
 __all__ = ['PRISM_VARIANTS', 'PRISM_VARIANT_NAMES', 'PRISM_ABLATIONS', 'feature_loss', 'sampling_loss', 'view_losses',
@@ -305,20 +306,16 @@ def pretrain(
             out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
             return {**out, 'val_loss': sum(out.values())}
 
+        g = torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches'))
+        select = Selection(evaluate, 'val_loss', False, hp['pretrain_patience'])
         log = train_epochs(
             self,
             step,
-            len(train),
+            EpochBatches(len(train), batch_size, g, device=device),
             epochs,
-            batch_size,
-            torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches')),
-            evaluate=evaluate if val is not None else None,
-            score_key='val_loss',
-            maximize=False,
-            patience=hp['pretrain_patience'],
+            select if val is not None else None,
             progress=progress,
             desc='PRISM pretrain',
-            device=device,
         )
         history = log['history']
     if not keep_decoders:
