@@ -12,64 +12,85 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import ISMTS, cache_dir, cached_arrays, data_dir, sha256_bytes, sha256_file
+from typing import NamedTuple
+
+from .core import ISMTS, Registry, cache_dir, cached_arrays, data_dir
+from .core import sha256_bytes, sha256_file
 from .data import ChecksumError
 
 # %% auto #0
-__all__ = ['CLINICAL_ARCHIVES', 'EICU_REGIONS', 'EICU_DEMO_FEATURES', 'EICU_RAW_FEATURES', 'EICU_RAW_TABLES', 'P12_DOMAINS',
-           'P12_FEATURES', 'P19_COLUMNS', 'P19_FEATURES', 'P19_DOMAINS', 'clinical_archive', 'ClinicalData',
-           'observed_stats', 'standardize', 'domain_split', 'unsupported_features', 'read_eicu_table', 'load_eicu_demo',
-           'loro_split', 'feature_observation_rates', 'plot_feature_observation_rates', 'eicu_from_tables',
-           'read_eicu_folder', 'load_p12', 'leave_one_domain_out', 'load_p19', 'cross_system_split']
+__all__ = ['DATA_ARCHIVES', 'EICU_REGIONS', 'EICU_DEMO_FEATURES', 'EICU_RAW_FEATURES', 'EICU_RAW_TABLES', 'P12_DOMAINS',
+           'P12_FEATURES', 'P19_COLUMNS', 'P19_FEATURES', 'P19_DOMAINS', 'DataArchive', 'clinical_archive',
+           'ClinicalData', 'observed_stats', 'standardize', 'domain_split', 'unsupported_features', 'read_eicu_table',
+           'load_eicu_demo', 'loro_split', 'feature_observation_rates', 'plot_feature_observation_rates',
+           'eicu_from_tables', 'read_eicu_folder', 'load_p12', 'leave_one_domain_out', 'load_p19', 'cross_system_split']
 
 # %% ../nbs/09_clinical.ipynb #c7945cb5
-CLINICAL_ARCHIVES = {  # path under data_dir() -> (sha256, where it comes from)
-    'eicu_demo/eicu_demo_2.0.1_tables_partial.zip': (
+class DataArchive(NamedTuple):
+    "A data file the loaders read in place: its sha256 and where it comes from."
+
+    sha256: str
+    origin: str  # the dataset, version and address, for the message when the file is missing
+
+
+# path under data_dir() -> DataArchive; two registrations are one only if sha256 and origin agree
+DATA_ARCHIVES = Registry('data archive', identity=tuple)
+for _rel, _sha, _origin in (
+    (
+        'eicu_demo/eicu_demo_2.0.1_tables_partial.zip',
         '481da94db7a0ac044812cdd673e9fa5d690d6a5d9da1cc60f4461f9ff1b4c140',
         'eICU-CRD Demo v2.0.1 tables, https://physionet.org/content/eicu-crd-demo/2.0.1/ (zip of '
         'the csv.gz tables under eicu-crd-demo-2.0.1/)',
     ),
-    'eicu_demo/eicu_demo_yaib_mortality24.zip': (
+    (
+        'eicu_demo/eicu_demo_yaib_mortality24.zip',
         'c3dc7eb51d1a3b6c1d189a739ee2c77e4d5320981c4356da524789861d7e5d37',
         'YAIB demo_data/mortality24/eicu_demo, https://github.com/rvandewater/YAIB (commit '
         '4989502)',
     ),
-    'p12/set-a.tar.gz': (
+    (
+        'p12/set-a.tar.gz',
         '316eb385d0a5a5722766566ef34177cc01f4b78d9a62e027e0d89e283ce15e83',
         'PhysioNet Challenge 2012 set-a + Outcomes-a.txt, '
         'https://physionet.org/content/challenge-2012/1.0.0/',
     ),
-    'p12/set-b.tar.gz': (
+    (
+        'p12/set-b.tar.gz',
         '6ce3b23388461c8b7fac9377f14670db70211b60ad89aa80b86c09be42811d16',
         'PhysioNet Challenge 2012 set-b + Outcomes-b.txt, '
         'https://physionet.org/content/challenge-2012/1.0.0/',
     ),
-    'p12/set-c.tar.gz': (
+    (
+        'p12/set-c.tar.gz',
         '1d472d3cbda4751665a39b312492b12bf592ff3b9fd0b8e642f735037a088dbe',
         'PhysioNet Challenge 2012 set-c + Outcomes-c.txt, '
         'https://physionet.org/content/challenge-2012/1.0.0/',
     ),
-    'p19/training_setA.tar.gz': (
+    (
+        'p19/training_setA.tar.gz',
         'cb6daed2226eb211717615080b736349583939b7770c2e54bc1dd21872111dbe',
         'PhysioNet Challenge 2019 training_setA, '
         'https://physionet.org/content/challenge-2019/1.0.0/',
     ),
-    'p19/training_setB.tar.gz': (
+    (
+        'p19/training_setB.tar.gz',
         'fbe8d4f38b9f5836330d6404b2cd6eff02a73c30e10ebe4cdf3bec2cfe03efeb',
         'PhysioNet Challenge 2019 training_setB, '
         'https://physionet.org/content/challenge-2019/1.0.0/',
     ),
-}
+):
+    DATA_ARCHIVES.register(_rel, DataArchive(_sha, _origin))
+DATA_ARCHIVES.freeze()  # the package's own files: no plugin may swap a checksum
 
 
 def clinical_archive(
-    rel: str,  # path under the data root, a key of `CLINICAL_ARCHIVES`
+    rel: str,  # path under the data root, a name in `DATA_ARCHIVES`
     root=None,  # data root; default `data_dir()`
     verify: bool = True,  # compare the sha256 with the known one
 ) -> Path:
     "Path of a clinical archive, checked; FileNotFoundError or ChecksumError naming the file."
     root = Path(root) if root is not None else data_dir()
-    sha, origin = CLINICAL_ARCHIVES[rel]
+    sha, origin = DATA_ARCHIVES[rel]
     path = root / rel
     if not path.is_file():
         raise FileNotFoundError(
@@ -426,7 +447,7 @@ def load_eicu_demo(
         raise ValueError(f"label must be 'icu' or 'hospital', got {label!r}")
     if unknown_region not in ('drop', 'keep'):
         raise ValueError(f"unknown_region must be 'drop' or 'keep', got {unknown_region!r}")
-    shas = [CLINICAL_ARCHIVES[r][0] for r in (_YAIB, _EICU_TABLES)]
+    shas = [DATA_ARCHIVES[r].sha256 for r in (_YAIB, _EICU_TABLES)]
     clinical_archive(_YAIB, root)
     clinical_archive(_EICU_TABLES, root)
     cfg = dict(shas=shas, label=label, unknown_region=unknown_region)
@@ -944,7 +965,7 @@ def load_p12(
     rels = [f'p12/set-{s}.tar.gz' for s in 'abc']
     for r in rels:
         clinical_archive(r, root)
-    cfg = dict(shas=[CLINICAL_ARCHIVES[r][0] for r in rels])
+    cfg = dict(shas=[DATA_ARCHIVES[r].sha256 for r in rels])
     return _cached(
         'p12',
         cfg,
@@ -1108,7 +1129,7 @@ def load_p19(
     rels = [f'p19/training_set{s}.tar.gz' for s in P19_DOMAINS]
     for r in rels:
         clinical_archive(r, root)
-    cfg = dict(shas=[CLINICAL_ARCHIVES[r][0] for r in rels], window_hours=int(window_hours))
+    cfg = dict(shas=[DATA_ARCHIVES[r].sha256 for r in rels], window_hours=int(window_hours))
     return _cached(
         'p19',
         cfg,

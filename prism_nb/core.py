@@ -661,11 +661,11 @@ def register(
 ):
     "Add `obj` as `name` after `claim_name`'s checks, return it; without `obj`, such a decorator."
     if obj is _NO:
-        return lambda o: self.register(name, o, replace, display, module or _caller(o, 2))
+        return lambda o: self.register(name, o, replace, display, module or _caller(o, 1))
     key, old = self.key(name), self._entries.get(self.key(name), _NO)
     same = old is not _NO and self.identity(old) == self.identity(obj)
     claim_name(
-        self._entries, key, self.builtin, module or _caller(obj, 2), same, replace, self.kind
+        self._entries, key, self.builtin, module or _caller(obj, 1), same, replace, self.kind
     )
     self._entries[key], self._display[key] = obj, display or name
     return obj

@@ -12,7 +12,8 @@ import pandas as pd
 import torch
 
 from .core import ISMTS, data_dir, sha256_bytes, sha256_file
-from .clinical import CLINICAL_ARCHIVES, ClinicalData, clinical_archive, observed_stats
+from .clinical import DATA_ARCHIVES, DataArchive, ClinicalData, clinical_archive
+from .clinical import observed_stats
 from .clinical import standardize
 
 # %% auto #0
@@ -34,9 +35,9 @@ PAM_LABELS_NPZ = (
     'pam/raindrop_PAM_labels_and_splits.npz'  # labels and splits only, under data_dir()
 )
 PAM_FIGSHARE = 'https://doi.org/10.6084/m9.figshare.19514347.v1'
-CLINICAL_ARCHIVES.setdefault(
+DATA_ARCHIVES.register(
     PAM_LABELS_NPZ,
-    (
+    DataArchive(
         '62f1d1409dd33df404716027cea28d06c92cc307717021591bdb63e817fe861a',
         'mims-harvard/Raindrop commit 892eb57: PAMdata/processed_data/arr_outcomes.npy and '
         'PAMdata/splits/PAM_split_{1..5}.npy, '
