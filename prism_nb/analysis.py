@@ -21,7 +21,8 @@ from .engine import predict, accuracy, percent_correct, class_accuracies
 from .config import Task, TaskData, register_task, check_real, task_of, make_config
 from .config import record_path
 from .core import ConfigError
-from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info, observe
+from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
+from .config import observe
 from .experiment import load_model, versions
 from .records import read_record, read_records, results_dir_of
 from .report import summarize, pm, reported, paper_dir

@@ -11,15 +11,16 @@ from typing import Callable
 
 import numpy as np
 
-from .core import ISMTS, config_id, ConfigError, Registry
+from .core import ISMTS, config_id, derive_seed, ConfigError, Registry
+from .sampling import condition_masks_within
 from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
 
 # %% auto #0
 __all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'TaskData', 'Task', 'register_task',
-           'get_task', 'task_of', 'check_name', 'check_int', 'check_real', 'check_bool', 'check_seeds', 'parse_hparams',
-           'make_config', 'record_path', 'default_checkpoints_dir', 'checkpoint_path', 'check_threads',
-           'check_writable']
+           'get_task', 'task_of', 'observe', 'observe_tests', 'check_name', 'check_int', 'check_real', 'check_bool',
+           'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'default_checkpoints_dir', 'checkpoint_path',
+           'check_threads', 'check_writable']
 
 # %% ../nbs/07_config.ipynb #79acf2ee
 @dataclass
@@ -81,6 +82,21 @@ def get_task(name: str) -> Task:
 def task_of(cfg: dict) -> Task:
     "A config's task: all tasks but HAR-C name themselves in `dataset`; HAR-C configs have none."
     return get_task(cfg.get('dataset', 'harc'))
+
+# %% ../nbs/07_config.ipynb #2e57d449
+def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
+    "Windows `x` under `condition` at budget `rate`, drawn from `seed` inside what `x` observes."
+    return x.with_mask(condition_masks_within(condition, x.m, rate=rate, seed=seed))
+
+# %% ../nbs/07_config.ipynb #804d197b
+def observe_tests(
+    x: ISMTS,  # the task's test windows, with the mask of what they observe
+    conditions,  # condition names
+    rate: float,  # budget
+    seed: int,  # the run's seed
+) -> dict:
+    "{condition: test windows `x` under it}, masks drawn from the run's `seed` as `evaluate` does."
+    return {c: observe(x, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in conditions}
 
 # %% ../nbs/07_config.ipynb #dd22f3ee
 COMMON_DEFAULTS = dict(

@@ -30,7 +30,7 @@ from prism_nb.core import (
     missing_plugins,
     loaded_entry_points,
 )
-from .harc import observe_tests
+from .config import observe_tests
 from .algorithms import algorithm_class
 from prism_nb.engine import (
     fit,

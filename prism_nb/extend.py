@@ -14,7 +14,7 @@ from .algorithms import Algorithm, register_algorithm
 from .sampling import check_condition, severity_masks
 from .engine import predict, percent_correct
 from .config import make_config, task_of, check_real
-from .harc import observe_tests
+from .config import observe_tests
 from .experiment import condition_test_set
 from .analysis import SEVERITY_DESIGN
 

@@ -17,14 +17,14 @@ from prism_nb.sampling import (
     check_condition,
     condition_masks,
     budget_steps,
-    condition_masks_within,
 )
 from .engine import predict, percent_correct, class_accuracies
 from .config import Task, TaskData, check_int, check_real, register_task, task_of
+from .config import observe, observe_tests
 
 # %% auto #0
-__all__ = ['HARC_DEFAULTS', 'HARC', 'subset_windows', 'observe', 'observe_tests', 'harc_splits', 'harc_info',
-           'harc_test_conditions', 'load_harc_data', 'harc_averages', 'evaluate_harc', 'check_harc', 'harc_record_stem']
+__all__ = ['HARC_DEFAULTS', 'HARC', 'subset_windows', 'harc_splits', 'harc_info', 'harc_test_conditions', 'load_harc_data',
+           'harc_averages', 'evaluate_harc', 'check_harc', 'harc_record_stem']
 
 # %% ../nbs/07b_harc.ipynb #f69d2957
 HARC_DEFAULTS = dict(
@@ -44,21 +44,6 @@ def subset_windows(x: ISMTS, n: int | None, seed: int) -> ISMTS:
         return x
     idx = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:n].sort().values
     return x[idx]
-
-# %% ../nbs/07b_harc.ipynb #2e57d449
-def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
-    "Windows `x` under `condition` at budget `rate`, drawn from `seed` inside what `x` observes."
-    return x.with_mask(condition_masks_within(condition, x.m, rate=rate, seed=seed))
-
-# %% ../nbs/07b_harc.ipynb #804d197b
-def observe_tests(
-    x: ISMTS,  # the task's test windows, with the mask of what they observe
-    conditions,  # condition names
-    rate: float,  # budget
-    seed: int,  # the run's seed
-) -> dict:
-    "{condition: test windows `x` under it}, masks drawn from the run's `seed` as `evaluate` does."
-    return {c: observe(x, c, rate, derive_seed(seed, 'masks', 'test', c)) for c in conditions}
 
 # %% ../nbs/07b_harc.ipynb #67fbb78a
 def harc_splits(

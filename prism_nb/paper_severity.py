@@ -16,7 +16,8 @@ from .sampling import PAPER_SEVERITY_CONDITIONS, knob_condition, check_budget, b
 from .engine import accuracy
 from .config import Task, register_task, task_of
 from .harc import HARC, HARC_DEFAULTS, check_harc, harc_record_stem, load_harc_data
-from .harc import evaluate_harc, observe
+from .harc import evaluate_harc
+from .config import observe
 from .records import read_records
 from .report import reported, summarize, pm
 from .artefacts import harc_records, harc_result_table

@@ -15,7 +15,8 @@ from .sampling import HARC_CONDITIONS
 from .engine import model_device
 from .core import ConfigError
 from .experiment import build_algorithm, pretrain_checkpoint_path
-from .harc import harc_splits, harc_info, observe, subset_windows
+from .harc import harc_splits, harc_info, subset_windows
+from .config import observe
 from .records import checkpoints_root, read_record, read_records
 from .config import check_int, task_of
 from .analysis import evaluation_record

@@ -3,7 +3,7 @@ import torch
 from prism_nb.core import ISMTS, derive_seed
 from prism_nb.config import Task, TaskData, register_task, check_real, check_int
 from prism_nb.engine import predict, percent_correct
-from prism_nb.harc import observe, observe_tests
+from prism_nb.config import observe, observe_tests
 
 N_CLASSES, N_DOMAINS, L_SYNTH, D_SYNTH = 3, 4, 64, 3
 SYNTH_CONDITIONS = ('Random', 'Regular', 'Desync', 'Rand-Feat.', 'First', 'Mid')
