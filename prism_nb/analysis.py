@@ -23,7 +23,8 @@ from .config import record_path
 from .core import ConfigError
 from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
 from .config import observe
-from .experiment import load_model, versions
+from .rescore import load_model
+from .experiment import versions
 from .records import read_record, read_records, results_dir_of
 from .report import summarize, pm, reported, paper_dir
 from .artefacts import harc_records

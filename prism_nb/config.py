@@ -12,15 +12,16 @@ from typing import Callable
 import numpy as np
 
 from .core import ISMTS, config_id, derive_seed, ConfigError, Registry
+from .core import folder_path, load_plugins, repo_root
 from .sampling import condition_masks_within
 from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
 
 # %% auto #0
-__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'TaskData', 'Task', 'register_task',
-           'get_task', 'task_of', 'observe', 'observe_tests', 'check_name', 'check_int', 'check_real', 'check_bool',
-           'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'default_checkpoints_dir', 'checkpoint_path',
-           'check_threads', 'check_writable']
+__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'RUN_SETTINGS', 'TaskData', 'Task',
+           'register_task', 'get_task', 'task_of', 'observe', 'observe_tests', 'check_name', 'check_int', 'check_real',
+           'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'default_checkpoints_dir',
+           'checkpoint_path', 'check_threads', 'check_writable', 'notebook_request']
 
 # %% ../nbs/07_config.ipynb #79acf2ee
 @dataclass
@@ -312,3 +313,63 @@ def check_writable(folder: Path, what: str) -> Path:
             f"{what} {folder} is not writable ({e.strerror or e}); choose another one"
         ) from None
     return folder
+
+# %% ../nbs/07_config.ipynb #b5706c78
+RUN_SETTINGS = (
+    'results_dir',
+    'checkpoints_dir',
+    'force',
+    'device',
+    'threads',
+    'wait',
+    'deterministic',
+    'plugins',
+)  # `run`'s own arguments
+
+
+def _notebook_params(namespace: dict) -> dict:
+    "A papermill run's parameters: the namespace's plain literals, not `In`/`Out` or _private."
+    literal = (str, int, float, bool, type(None), list, dict, tuple)
+    return {
+        k: v
+        for k, v in namespace.items()
+        if not k.startswith('_') and k not in ('In', 'Out') and isinstance(v, literal)
+    }
+
+
+# %% ../nbs/07_config.ipynb #1ac79198
+def notebook_request(
+    namespace: dict,  # the notebook's `globals()` after its (and papermill's) parameters
+    home: str = 'harc',  # the task the notebook's parameters cell is written for
+) -> tuple:
+    "`(overrides, settings)` for `run(overrides, **settings)` from a run notebook's parameters."
+    params = _notebook_params(namespace)
+    load_plugins(params.get('plugins'))
+    task = get_task(params.get('dataset') or home)
+    valid = (
+        set(COMMON_DEFAULTS) | set(task.defaults) | set(RUN_SETTINGS) | {'dataset', 'experiment'}
+    )
+    home_defaults = get_task(home).defaults
+    unset = {
+        k for k, v in params.items() if v is None and k not in RUN_SETTINGS
+    }  # None: the task's default
+    ignored = unset | {
+        k
+        for k, v in params.items()
+        if k not in valid and k in home_defaults and v == home_defaults[k]
+    }
+    unknown = sorted(set(params) - valid - ignored)
+    if unknown:
+        raise ConfigError(
+            f"unknown parameter(s) {unknown}; {task.display} runs take: {', '.join(sorted(valid))}"
+        )
+    settings = {k: params[k] for k in RUN_SETTINGS if k in params}
+    for key in ('results_dir', 'checkpoints_dir'):
+        if settings.get(key) is None:
+            continue
+        p = folder_path(key, settings[key])  # '~' expanded; blanks around the name refused
+        settings[key] = p if p.is_absolute() else repo_root() / p
+    cfg = {k: v for k, v in params.items() if k not in settings and k not in ignored}
+    if cfg.get('dataset') == 'harc':
+        del cfg['dataset']  # HAR-C configs name no dataset (their ids predate tasks)
+    return cfg, settings

@@ -15,7 +15,7 @@ from .sampling import check_condition, severity_masks
 from .engine import predict, percent_correct
 from .config import make_config, task_of, check_real
 from .config import observe_tests
-from .experiment import condition_test_set
+from .rescore import condition_test_set
 from .analysis import SEVERITY_DESIGN
 
 # %% auto #0

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from prism_nb.experiment import run, evaluate, load_model
+from prism_nb.experiment import run
+from prism_nb.rescore import evaluate, load_model
 from prism_nb.config import make_config, record_path
 from prism_nb.records import (read_record, read_records, checkpoint_file, DamagedRecordError,
                               DamagedCheckpointError, write_record)

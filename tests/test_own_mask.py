@@ -15,7 +15,8 @@ from prism_nb_example.task import SYNTH_CONDITIONS, D_SYNTH, L_SYNTH, load_synth
 
 from prism_nb.config import make_config  # noqa: E402
 from prism_nb.sampling import observed_cells  # noqa: E402
-from prism_nb.experiment import run, evaluate, load_model, condition_test_set  # noqa: E402
+from prism_nb.experiment import run
+from prism_nb.rescore import evaluate, load_model, condition_test_set  # noqa: E402
 from prism_nb.extend import score_model  # noqa: E402
 
 VARLEN = dict(dataset='synth', min_length=24, n_per_domain=64)

@@ -77,7 +77,7 @@ def test_papermill_runs_a_plugin_method_on_a_plugin_condition(papermill_record):
 def test_evaluate_in_a_new_process_imports_the_recorded_plugin_when_asked(papermill_record,
                                                                          outside):
     rec = json.loads(papermill_record.read_text())
-    probe = (f"import json; from prism_nb.experiment import evaluate; p = {str(papermill_record)!r}; "
+    probe = (f"import json; from prism_nb.rescore import evaluate; p = {str(papermill_record)!r}; "
              "print(json.dumps([evaluate(p, plugins='record')['metrics'], "
              "evaluate(p, conditions=['Burst', 'Random'])['metrics']]))")
     done = fresh_python(probe, outside)
@@ -86,7 +86,7 @@ def test_evaluate_in_a_new_process_imports_the_recorded_plugin_when_asked(paperm
     assert own == rec['metrics']
     assert chosen == {c: rec['metrics'][c] for c in ['Burst', 'Random']}
     # importable in this process, yet not imported: nobody asked
-    done = fresh_python("from prism_nb.experiment import evaluate; "
+    done = fresh_python("from prism_nb.rescore import evaluate; "
                         f"evaluate({str(papermill_record)!r})", outside)
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode != 0 and 'PluginError' in last and "plugins='record'" in last, last
@@ -128,7 +128,7 @@ def test_a_record_whose_plugin_was_deleted_names_it_in_a_new_process(tmp_path):
     rec = run(dict(method='goneerm', **TINY), results_dir=tmp_path / 'results', plugins=[str(gone)], progress=False)
     path = record_path(rec['config'], tmp_path / 'results')
     gone.unlink()
-    done = fresh_python(f"from prism_nb.experiment import evaluate as e; e({str(path)!r}, plugins='record')")
+    done = fresh_python(f"from prism_nb.rescore import evaluate as e; e({str(path)!r}, plugins='record')")
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert 'PluginError' in last and f'plugin file {gone} does not exist' in last, last

@@ -12,7 +12,8 @@ import pytest
 from prism_nb import core, experiment, records
 from prism_nb.core import PluginError, ConfigError, load_plugins, folder_path
 from prism_nb.algorithms import ALGORITHMS, register_algorithm, Algorithm
-from prism_nb.experiment import run, evaluate, load_model, run_from_notebook
+from prism_nb.experiment import run, run_from_notebook
+from prism_nb.rescore import evaluate, load_model
 from prism_nb.config import make_config, record_path, register_task, TASKS
 from prism_nb.records import (read_record, read_records, record_files, checkpoint_file,
                               DamagedRecordError, DamagedCheckpointError, Record)
