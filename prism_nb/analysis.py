@@ -25,7 +25,8 @@ from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
 from .config import observe
 from .rescore import load_model
 from .experiment import versions
-from .records import read_record, read_records, results_dir_of
+from .records import read_record, read_records
+from .config import results_dir_of
 from .report import summarize, pm, reported, paper_dir
 from .artefacts import harc_records
 from .backbones import PAPER_BACKBONES

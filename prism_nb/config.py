@@ -20,8 +20,8 @@ from .backbones import BACKBONES
 # %% auto #0
 __all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'RUN_SETTINGS', 'TaskData', 'Task',
            'register_task', 'get_task', 'task_of', 'observe', 'observe_tests', 'check_name', 'check_int', 'check_real',
-           'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'default_checkpoints_dir',
-           'checkpoint_path', 'check_threads', 'check_writable', 'notebook_request']
+           'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'results_dir_of',
+           'default_checkpoints_dir', 'checkpoint_path', 'check_threads', 'check_writable', 'notebook_request']
 
 # %% ../nbs/07_config.ipynb #79acf2ee
 @dataclass
@@ -277,6 +277,12 @@ def record_path(cfg: dict, results_dir='results') -> Path:
     if not path.resolve().is_relative_to(root.resolve()):
         raise ConfigError(f"record path {path} would leave {root}")
     return path
+
+# %% ../nbs/07_config.ipynb #05d1ae70
+def results_dir_of(record_file, cfg: dict) -> Path:
+    "The results folder holding the record of `cfg` (its task says how many folders deep)."
+    parts, _ = task_of(cfg).record_stem(cfg)
+    return Path(record_file).absolute().parents[len(parts) + 1]
 
 # %% ../nbs/07_config.ipynb #0ac8b437
 def default_checkpoints_dir(results_dir='results') -> Path:

@@ -17,7 +17,8 @@ from .core import ConfigError
 from .experiment import build_algorithm, pretrain_checkpoint_path
 from .harc import harc_splits, harc_info, subset_windows
 from .config import observe
-from .records import checkpoints_root, read_record, read_records
+from .checkpoints import checkpoints_root
+from .records import read_record, read_records
 from .config import check_int, task_of
 from .analysis import evaluation_record
 from .report import summarize, pm

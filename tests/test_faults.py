@@ -11,8 +11,8 @@ import torch
 from prism_nb.experiment import run
 from prism_nb.rescore import evaluate, load_model
 from prism_nb.config import make_config, record_path
-from prism_nb.records import (read_record, read_records, checkpoint_file, DamagedRecordError,
-                              DamagedCheckpointError, write_record)
+from prism_nb.records import read_record, read_records, DamagedRecordError, write_record
+from prism_nb.checkpoints import checkpoint_file, DamagedCheckpointError
 from prism_nb.core import ConfigError
 from prism_nb.artefacts import harc_records
 from prism_nb.report import check_results_dir, publish

@@ -15,8 +15,8 @@ from prism_nb.algorithms import ALGORITHMS, register_algorithm, Algorithm
 from prism_nb.experiment import run, run_from_notebook
 from prism_nb.rescore import evaluate, load_model
 from prism_nb.config import make_config, record_path, register_task, TASKS
-from prism_nb.records import (read_record, read_records, record_files, checkpoint_file,
-                              DamagedRecordError, DamagedCheckpointError, Record)
+from prism_nb.records import read_record, read_records, record_files, DamagedRecordError, Record
+from prism_nb.checkpoints import checkpoint_file, DamagedCheckpointError
 from prism_nb.harc import HARC
 from prism_nb.report import check_results_dir, publish, finish_publish
 from prism_nb.ledger import compute_ledger, records_cpu_hours
