@@ -21,8 +21,11 @@ def train(job: dict):
     import torch; torch.set_num_threads(1)
     from prism_nb.experiment import run
     t0 = time.time()
-    try: return job, round(time.time() - t0), run(job, results_dir=ROOT / 'results', threads=1, progress=False)['avg']
-    except Exception: return job, -1, traceback.format_exc()[-800:]
+    try:
+        avg = run(job, results_dir=ROOT / 'results', threads=1, progress=False)['avg']
+        return job, round(time.time() - t0), avg  # seconds: ~0 when the record existed
+    except Exception:
+        return job, -1, traceback.format_exc()[-800:]
 
 def concentration(seed: int):
     "PRISM's concentration grid record of the harc_ps model of `seed` (needs its checkpoint on this machine)."
