@@ -22,7 +22,7 @@ from .config import Task, TaskData, register_task, check_real, task_of, make_con
 from .config import record_path
 from .core import ConfigError
 from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
-from .config import observe
+from .config import observe, run_columns
 from .rescore import load_model
 from .experiment import versions
 from .records import read_record, read_records
@@ -344,10 +344,7 @@ def severity_frame(results_dir=None):
         for cond, curve in r['results'].items():
             rows += [
                 dict(
-                    method=c['method'],
-                    variant=c['variant'],
-                    backbone=c['backbone'],
-                    seed=c['seed'],
+                    **run_columns(c),
                     channels=str(c['channels']),
                     condition=cond,
                     fraction=float(f),
@@ -377,10 +374,7 @@ def shortcut_frame(results_dir=None):
         c = r['config']
         ref = make_config(
             dataset='harc_shortcut',
-            method=c['method'],
-            variant=c['variant'],
-            backbone=c['backbone'],
-            seed=c['seed'],
+            **run_columns(c),
             rho=c['rho'],
         )
         if config_id(ref) != r['id']:

@@ -18,10 +18,11 @@ from .algorithms import Algorithm, algorithm_class, check_hparams
 from .backbones import BACKBONES
 
 # %% auto #0
-__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'RUN_SETTINGS', 'TaskData', 'Task',
-           'register_task', 'get_task', 'task_of', 'observe', 'observe_tests', 'check_name', 'check_int', 'check_real',
-           'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'record_path', 'results_dir_of',
-           'default_checkpoints_dir', 'checkpoint_path', 'check_threads', 'check_writable', 'notebook_request']
+__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'RUN_COLUMNS', 'RUN_SETTINGS',
+           'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'observe', 'observe_tests', 'check_name',
+           'check_int', 'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'run_columns',
+           'record_path', 'results_dir_of', 'default_checkpoints_dir', 'checkpoint_path', 'check_threads',
+           'check_writable', 'notebook_request']
 
 # %% ../nbs/07_config.ipynb #79acf2ee
 @dataclass
@@ -265,6 +266,14 @@ def make_config(**overrides) -> dict:
     }
     task.check(cfg)
     return cfg
+
+# %% ../nbs/07_config.ipynb #d8b37cb7
+RUN_COLUMNS = ('method', 'variant', 'backbone', 'seed')
+
+
+def run_columns(cfg: dict) -> dict:
+    "The keys naming a run in tables built from records: method, variant, backbone, seed."
+    return {k: cfg[k] for k in RUN_COLUMNS}
 
 # %% ../nbs/07_config.ipynb #43d80050
 def record_path(cfg: dict, results_dir='results') -> Path:

@@ -16,7 +16,7 @@ from .engine import model_device
 from .core import ConfigError
 from .experiment import build_algorithm, pretrain_checkpoint_path
 from .harc import harc_splits, harc_info, subset_windows
-from .config import observe
+from .config import observe, run_columns
 from .checkpoints import checkpoints_root
 from .records import read_record, read_records
 from .config import check_int, task_of
@@ -252,10 +252,7 @@ def probe_frame(results_dir=None, design: dict = PROBE_DESIGN):
         c = r['config']
         rows += [
             dict(
-                method=c['method'],
-                variant=c['variant'],
-                backbone=c['backbone'],
-                seed=c['seed'],
+                **run_columns(c),
                 stage=st,
                 encoder=e,
                 probe=k,
