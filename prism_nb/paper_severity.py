@@ -378,11 +378,11 @@ def severity_findings(
 ) -> list:
     "Sentences: held-out check, order, PRISM's lead, First/Last/Mid claim, with seeds and se."
     seeds = ps.groupby('row').seed.nunique()
+    n = f'{seeds.min()}' if seeds.min() == seeds.max() else f'{seeds.min()}-{seeds.max()}'
     g = v['gap']
     out = [
         f"**Held-out check** ({len(v['held_out'])} methods the knobs were not calibrated on, "
-        f"{seeds.min()}-{seeds.max()} seeds "
-        "each): their drops from Random differ from the paper's by "
+        f"{n} seeds each): their drops from Random differ from the paper's by "
         f"{g.loc['mean', 'paper severity']:.1f}% of Random's accuracy "
         f"above chance on average at the paper's severity, against {g.loc['mean', 'today']:.1f}% "
         "on today's HAR-C "
