@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_engine.ipynb #92dc17e8
 from __future__ import annotations
-import contextlib, copy, os, sys, time
+import contextlib, copy, os, time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
