@@ -442,6 +442,13 @@ def concentration_ceiling_frame(
         rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy']
     )
 
+# %% ../nbs/14_analysis.ipynb #5dda4efb
+def _mean_curve(ax, frame, by: str, col: str, scale: float = 1, **style):
+    "Mean ± se over seeds of `col` against `by` (times `scale`): one errorbar line on `ax`."
+    st = summarize(frame, by, [col])
+    if len(st):
+        ax.errorbar(st[by] * scale, st['mean'], st.se, marker='o', ms=3, capsize=2, **style)
+
 # %% ../nbs/14_analysis.ipynb #1e3746eb
 def plot_analysis_severity_shortcut(sev, sc, axes=None):
     "Four panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
@@ -457,17 +464,9 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
     for (m, cond), g in s.groupby(['method', 'condition'], sort=False):
         if m not in ls:
             continue
-        st = summarize(g, 'fraction', ['accuracy'])
-        axes[0].errorbar(
-            st.fraction * 100,
-            st['mean'],
-            st.se,
-            color=colors[cond],
-            ls=ls[m],
-            marker='o',
-            ms=3,
-            capsize=2,
-            label=cond if m == 'erm' else None,
+        _mean_curve(
+            axes[0], g, 'fraction', 'accuracy', 100,
+            color=colors[cond], ls=ls[m], label=cond if m == 'erm' else None,
         )
     axes[0].set_xlabel('shifted test windows (%)')
     axes[0].set_ylabel('accuracy (%)')
@@ -480,45 +479,17 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
         if not len(g):
             continue
         for k in ['aligned', 'neutral', 'conflicting']:
-            st = summarize(g, 'rho', [k])
-            axes[1].errorbar(
-                st.rho,
-                st['mean'],
-                st.se,
-                ls=ls[m],
-                color=palette[k],
-                marker='o',
-                ms=3,
-                capsize=2,
-                label=k if m == 'erm' else None,
+            _mean_curve(
+                axes[1], g, 'rho', k, ls=ls[m], color=palette[k], label=k if m == 'erm' else None
             )
-        st = summarize(g, 'rho', ['mask_following'])
-        axes[2].errorbar(
-            st.rho,
-            st['mean'],
-            st.se,
-            ls=ls[m],
-            color='k',
-            marker='o',
-            ms=3,
-            capsize=2,
-            label={'erm': 'ERM', 'prism': 'PRISM'}[m],
+        _mean_curve(
+            axes[2], g, 'rho', 'mask_following',
+            ls=ls[m], color='k', label={'erm': 'ERM', 'prism': 'PRISM'}[m],
         )
         for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
-            st = summarize(g, 'rho', [k])
-            axes[3].errorbar(
-                st.rho,
-                st['mean'],
-                st.se,
-                ls=ls[m],
-                color=col,
-                marker='o',
-                ms=3,
-                capsize=2,
-                label={'group_avg': 'average', 'group_worst': 'worst group'}[k]
-                if m == 'erm'
-                else None,
-            )
+            shown = {'group_avg': 'average', 'group_worst': 'worst group'}[k]
+            label = shown if m == 'erm' else None
+            _mean_curve(axes[3], g, 'rho', k, ls=ls[m], color=col, label=label)
     for ax, t, y in [
         (axes[1], 'Shortcut strength (ERM solid, PRISM dashed)', 'accuracy (%)'),
         (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
@@ -548,18 +519,8 @@ def plot_backbone_severity(
     for ax, b in zip(axes, backbones):
         g = s[s.backbone == b]
         for cond in conds:
-            st = summarize(g[g.condition == cond], 'fraction', ['accuracy'])
-            if len(st):
-                ax.errorbar(
-                    st.fraction * 100,
-                    st['mean'],
-                    st.se,
-                    color=colors[cond],
-                    marker='o',
-                    ms=3,
-                    capsize=2,
-                    label=cond,
-                )
+            one = g[g.condition == cond]
+            _mean_curve(ax, one, 'fraction', 'accuracy', 100, color=colors[cond], label=cond)
         n = g.seed.nunique()
         ax.set_title(
             f'{BACKBONE_DISPLAY[b]} ({n} seed{"s" if n != 1 else ""})'
