@@ -8,30 +8,13 @@ from pathlib import Path
 
 import torch
 
-from prism_nb.core import (
-    ISMTS,
-    sha256_file,
-    load_plugins,
-    PluginError,
-    open_regular,
-    missing_plugins,
-)
-from .config import observe_tests
-from prism_nb.engine import (
-    predict,
-    percent_correct,
-    class_accuracies,
-    check_device,
-)
-from prism_nb.config import (
-    check_real,
-    record_path,
-    task_of,
-)
-from .checkpoints import (CHECKPOINT_MAX_BYTES, DamagedCheckpointError, checkpoint_file,
-                                  load_checkpoint)
+from .core import ISMTS, PluginError, load_plugins, missing_plugins, open_regular
+from .core import sha256_file
+from .engine import check_device, class_accuracies, percent_correct, predict
+from .config import check_real, observe_tests, record_path, results_dir_of, task_of
+from .checkpoints import CHECKPOINT_MAX_BYTES, DamagedCheckpointError
+from .checkpoints import checkpoint_file, load_checkpoint
 from .records import Record, _plugin_field, check_record, record_json
-from .config import results_dir_of
 from .experiment import build_algorithm, run
 
 # %% auto #0
