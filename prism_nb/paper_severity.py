@@ -19,7 +19,7 @@ from .harc import HARC, HARC_DEFAULTS, check_harc, harc_record_stem, load_harc_d
 from .harc import evaluate_harc
 from .config import observe
 from .records import read_records
-from .report import reported, summarize, pm
+from .report import count_range, reported, summarize, pm
 from .artefacts import harc_records, harc_result_table
 
 # %% auto #0
@@ -378,11 +378,10 @@ def severity_findings(
 ) -> list:
     "Sentences: held-out check, order, PRISM's lead, First/Last/Mid claim, with seeds and se."
     seeds = ps.groupby('row').seed.nunique()
-    n = f'{seeds.min()}' if seeds.min() == seeds.max() else f'{seeds.min()}-{seeds.max()}'
     g = v['gap']
     out = [
         f"**Held-out check** ({len(v['held_out'])} methods the knobs were not calibrated on, "
-        f"{n} seeds each): their drops from Random differ from the paper's by "
+        f"{count_range(seeds)} seeds each): their drops from Random differ from the paper's by "
         f"{g.loc['mean', 'paper severity']:.1f}% of Random's accuracy "
         f"above chance on average at the paper's severity, against {g.loc['mean', 'today']:.1f}% "
         "on today's HAR-C "

@@ -19,9 +19,9 @@ from .core import ConfigError, atomic_write, atomic_write_json, repo_root, resul
 from .records import read_records, record_files
 
 # %% auto #0
-__all__ = ['PAPER_RC', 'load_records', 'summarize', 'pm', 'paper_dir', 'reported', 'wide_table', 'versus_paper', 'paper_style',
-           'to_markdown', 'save_table', 'save_figure', 'check_results_dir', 'is_empty_table', 'finish_publish',
-           'publish']
+__all__ = ['PAPER_RC', 'load_records', 'summarize', 'pm', 'count_range', 'paper_dir', 'reported', 'wide_table', 'versus_paper',
+           'paper_style', 'to_markdown', 'save_table', 'save_figure', 'check_results_dir', 'is_empty_table',
+           'finish_publish', 'publish']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(
@@ -77,6 +77,12 @@ def pm(mean: float, se: float, digits: int = 2) -> str:
     if se is None or pd.isna(se):
         return f'{mean:.{digits}f}'
     return f'{mean:.{digits}f} ± {se:.{digits}f}'
+
+# %% ../nbs/11_report.ipynb #1b1feccc
+def count_range(counts) -> str:
+    "'10' when every count is 10, '3-10' when they range from 3 to 10."
+    lo, hi = min(counts), max(counts)
+    return f'{lo}' if lo == hi else f'{lo}-{hi}'
 
 # %% ../nbs/11_report.ipynb #ea24af63
 def paper_dir() -> Path:
