@@ -5,6 +5,7 @@
 # %% ../nbs/04_algorithms.ipynb #c3ca5a26
 from __future__ import annotations
 import functools, math, sys
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -24,7 +25,7 @@ __all__ = ['ALGORITHMS', 'BUILTIN_ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Alg
            'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'FeatureMatching', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain',
            'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck',
            'bn_discriminator', 'entropy_of_logits', 'cluster_pseudo_domains', 'Diversify', 'remove_component',
-           'neg_cosine', 'ManyDG']
+           'neg_cosine', 'ManyDG', 'SearchDist', 'log10_uniform', 'uniform', 'int_pow', 'choice', 'draw_hparams']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
@@ -1298,4 +1299,149 @@ def update(self: ManyDG, batch):
         'same_domain': same.detach(),
         'recon': recon.detach(),
         'space': space.detach(),
+    }
+
+# %% ../nbs/04_algorithms.ipynb #b37afd9c
+@dataclass(frozen=True)
+class SearchDist:
+    "Where a random search draws one hyperparameter: 10**U(lo, hi), U(lo, hi), int(base**U(lo, hi)) or a choice."
+
+    kind: str  # 'log10' (10**U(lo, hi)), 'uniform', 'int_pow' (int(base**U(lo, hi))), 'choice'
+    args: tuple  # (lo, hi) for 'log10' and 'uniform', (base, lo, hi) for 'int_pow', the values for 'choice'
+
+    def sample(self, rng: np.random.RandomState):
+        "One value; floats kept to 4 significant digits so a config reads (and hashes) the same everywhere."
+        if self.kind == 'choice':
+            v = self.args[rng.randint(len(self.args))]
+            return v.item() if isinstance(v, np.generic) else v
+        if self.kind == 'int_pow':
+            base, lo, hi = self.args
+            return int(base ** rng.uniform(lo, hi))
+        u = rng.uniform(*self.args)
+        return float(f"{10**u if self.kind == 'log10' else u:.4g}")
+
+
+def log10_uniform(lo: float, hi: float) -> SearchDist:
+    "10**U(lo, hi): a scale searched evenly over its orders of magnitude."
+    return SearchDist('log10', (lo, hi))
+
+
+def uniform(lo: float, hi: float) -> SearchDist:
+    "U(lo, hi)."
+    return SearchDist('uniform', (lo, hi))
+
+
+def int_pow(base: float, lo: float, hi: float) -> SearchDist:
+    "int(base**U(lo, hi)): a count searched evenly over its scale."
+    return SearchDist('int_pow', (base, lo, hi))
+
+
+def choice(*values) -> SearchDist:
+    "One of `values`, each equally likely."
+    return SearchDist('choice', tuple(values))
+
+# %% ../nbs/04_algorithms.ipynb #ade78c29
+@patch(cls_method=True)
+def search_space(cls: Algorithm) -> dict:
+    "Hyperparameter name -> `SearchDist` of the random search (`lr` and `batch_size` are config keys)."
+    return dict(
+        lr=log10_uniform(-4.5, -2.5), weight_decay=log10_uniform(-6, -2), batch_size=choice(32, 64, 128)
+    )
+
+# %% ../nbs/04_algorithms.ipynb #150c4e20
+_PENALTY_SEARCH = dict(
+    irm=('irm_lambda', 'irm_penalty_anneal_iters'),
+    vrex=('vrex_lambda', 'vrex_penalty_anneal_iters'),
+    ib_erm=('ib_lambda', 'ib_penalty_anneal_iters'),
+)
+
+
+def _penalty_space(cls) -> dict:
+    "A penalty weight 10**U(-1, 5) and its anneal steps int(10**U(0, 4)), as DomainBed searches IRM's."
+    weight, anneal = _PENALTY_SEARCH[cls.__name__.lower()]
+    return {**super(PenalizedRisk, cls).search_space(), weight: log10_uniform(-1, 5), anneal: int_pow(10, 0, 4)}
+
+
+for _cls in (IRM, VREx, IB_ERM):
+    _cls.search_space = classmethod(_penalty_space)
+
+
+@patch(cls_method=True)
+def search_space(cls: FeatureMatching) -> dict:
+    "CORAL's and MMD's penalty weight."
+    return {**super(FeatureMatching, cls).search_space(), 'mmd_gamma': log10_uniform(-1, 1)}
+
+
+@patch(cls_method=True)
+def search_space(cls: GroupDRO) -> dict:
+    "GroupDRO's step size on the domain weights."
+    return {**super(GroupDRO, cls).search_space(), 'groupdro_eta': log10_uniform(-3, -1)}
+
+
+@patch(cls_method=True)
+def search_space(cls: Mixup) -> dict:
+    "Mixup's Beta(alpha, alpha)."
+    return {**super(Mixup, cls).search_space(), 'mixup_alpha': log10_uniform(-1, 1)}
+
+
+@patch(cls_method=True)
+def search_space(cls: MLDG) -> dict:
+    "MLDG's meta-test weight and number of meta-test domains."
+    return {**super(MLDG, cls).search_space(), 'mldg_beta': log10_uniform(-1, 1), 'n_meta_test': choice(1, 2)}
+
+
+@patch(cls_method=True)
+def search_space(cls: DANN) -> dict:
+    "DANN's adversary: weight, steps, gradient penalty, Adam's beta1, the discriminator's shape and optimizer."
+    return {
+        **super(DANN, cls).search_space(),
+        'lambda': log10_uniform(-2, 2),
+        'd_steps_per_g_step': int_pow(2, 0, 3),
+        'grad_penalty': log10_uniform(-2, 1),
+        'beta1': choice(0.0, 0.5),
+        'mlp_width': int_pow(2, 6, 10),
+        'mlp_depth': choice(3, 4, 5),
+        'mlp_dropout': choice(0.0, 0.1, 0.5),
+        'lr_d': log10_uniform(-4.5, -2.5),
+        'weight_decay_d': log10_uniform(-6, -2),
+    }
+
+
+@patch(cls_method=True)
+def search_space(cls: ARM) -> dict:
+    "ARM's support groups and context channels."
+    return {**super(ARM, cls).search_space(), 'support_size': choice(8, 16, 32), 'context_channels': choice(1, 2, 3)}
+
+
+@patch(cls_method=True)
+def search_space(cls: Diversify) -> dict:
+    "Diversify's latent domains and its two adversarial weights."
+    return {
+        **super(Diversify, cls).search_space(),
+        'latent_domain_num': choice(2, 3, 5),
+        'alpha': log10_uniform(-2, 0),
+        'alpha1': log10_uniform(-2, 0),
+    }
+
+
+@patch(cls_method=True)
+def search_space(cls: ManyDG) -> dict:
+    "ManyDG's prototype temperature."
+    return {**super(ManyDG, cls).search_space(), 'temperature': log10_uniform(-1, 0)}
+
+# %% ../nbs/04_algorithms.ipynb #4f399042
+def draw_hparams(
+    method: str,  # a registered method (a plugin's too)
+    draw: int,  # the draw's number; 0: the defaults
+) -> dict:
+    "The overrides of draw `draw` of `method`'s random search: {} for draw 0, else one value per knob."
+    if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
+        raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
+    cls = algorithm_class(method)
+    if draw == 0:
+        return {}
+    key = ALGORITHMS.key(method)
+    return {
+        name: dist.sample(np.random.RandomState(derive_seed(int(draw), 'hparam-search', key, name)))
+        for name, dist in sorted(cls.search_space().items())
     }

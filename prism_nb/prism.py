@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .core import ISMTS, derive_seed
 from .sampling import augment_mask, span_mask
 from .backbones import make_backbone, Decoder
-from .algorithms import Algorithm, register_algorithm
+from .algorithms import Algorithm, register_algorithm, uniform, log10_uniform, choice
 from .engine import EpochBatches, Selection, train_epochs
 from .engine import model_device, default_device
 
@@ -184,6 +184,18 @@ def hparam_space(cls: PRISM):
         'use_feat': {True, False},
         'use_samp': {True, False},
         'r_s': (0.0, 0.99),
+    }
+
+# %% ../nbs/05_prism.ipynb #425ad784
+@patch(cls_method=True)
+def search_space(cls: PRISM) -> dict:
+    "The shared search plus the view ratios r_t and r_f, the number of views K and the pretraining lr."
+    return {
+        **super(PRISM, cls).search_space(),
+        'r_t': uniform(0.2, 0.8),
+        'r_f': uniform(0.1, 0.7),
+        'K': choice(2, 4, 6),
+        'pretrain_lr': log10_uniform(-4, -2.5),
     }
 
 # %% ../nbs/05_prism.ipynb #a32d8afa

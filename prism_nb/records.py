@@ -36,6 +36,9 @@ SCORE_FIELDS = (
     'mask_following',
     'group_avg',
     'group_worst',
+    'split_metrics',
+    'ps_avg',
+    'ps_shifted_avg',
 )  # every field a table may read a score from
 
 

@@ -1,0 +1,29 @@
+"""The random hyperparameter search on HAR-C behind nbs/20_tuning.ipynb, resumable: every run whose record exists
+is skipped, so the same command continues where a stopped one left off.
+
+    python tools/tuned_search.py [workers] [last_draw]   # default: 2 papermill workers of one torch thread, draws 1-10
+
+Each of the 14 built-in methods, draws 1..last_draw of its search distribution (`draw_hparams`), trial seeds 0-2,
+through the sweep engine (`run_sweep`: one papermill run of nbs/run_harc.ipynb per config), draw by draw so a
+stopped search leaves every method with the same draws. Records go to results/harc_tuned/, models to
+results/checkpoints/harc_tuned/; each run scores its model under both HAR-C protocols."""
+import os, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
+
+if __name__ == '__main__':
+    from prism_nb.sweep import run_sweep
+    from prism_nb.tuning import search_configs
+
+    workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    last = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    for draw in range(1, last + 1):
+        t0 = time.time()
+        out = run_sweep(search_configs(draws=[draw]), workers=workers, threads=1, results_dir=results, progress=False)
+        print(f"draw {draw}: {len(out['done'])} trained, {len(out['skipped'])} had records, "
+              f"{len(out['failed'])} failed in {time.time() - t0:.0f} s", flush=True)
+        for name, err in out['failed']:
+            print(f'  FAILED {name}: {err[-300:]}', flush=True)
