@@ -1304,13 +1304,13 @@ def update(self: ManyDG, batch):
 # %% ../nbs/04_algorithms.ipynb #b37afd9c
 @dataclass(frozen=True)
 class SearchDist:
-    "Where a random search draws one hyperparameter: 10**U(lo, hi), U(lo, hi), int(base**U(lo, hi)) or a choice."
+    "One hyperparameter's search: 10**U(lo, hi), U(lo, hi), int(base**U(lo, hi)) or a choice."
 
     kind: str  # 'log10' (10**U(lo, hi)), 'uniform', 'int_pow' (int(base**U(lo, hi))), 'choice'
-    args: tuple  # (lo, hi) for 'log10' and 'uniform', (base, lo, hi) for 'int_pow', the values for 'choice'
+    args: tuple  # (lo, hi): 'log10', 'uniform'; (base, lo, hi): 'int_pow'; values: 'choice'
 
     def sample(self, rng: np.random.RandomState):
-        "One value; floats kept to 4 significant digits so a config reads (and hashes) the same everywhere."
+        "One value; floats to 4 significant digits, so configs read (and hash) alike everywhere."
         if self.kind == 'choice':
             v = self.args[rng.randint(len(self.args))]
             return v.item() if isinstance(v, np.generic) else v
@@ -1343,9 +1343,11 @@ def choice(*values) -> SearchDist:
 # %% ../nbs/04_algorithms.ipynb #ade78c29
 @patch(cls_method=True)
 def search_space(cls: Algorithm) -> dict:
-    "Hyperparameter name -> `SearchDist` of the random search (`lr` and `batch_size` are config keys)."
+    "Name -> `SearchDist` of the random search (`lr` and `batch_size` are config keys)."
     return dict(
-        lr=log10_uniform(-4.5, -2.5), weight_decay=log10_uniform(-6, -2), batch_size=choice(32, 64, 128)
+        lr=log10_uniform(-4.5, -2.5),
+        weight_decay=log10_uniform(-6, -2),
+        batch_size=choice(32, 64, 128),
     )
 
 # %% ../nbs/04_algorithms.ipynb #150c4e20
@@ -1357,9 +1359,13 @@ _PENALTY_SEARCH = dict(
 
 
 def _penalty_space(cls) -> dict:
-    "A penalty weight 10**U(-1, 5) and its anneal steps int(10**U(0, 4)), as DomainBed searches IRM's."
+    "A penalty weight 10**U(-1, 5) and anneal steps int(10**U(0, 4)), as DomainBed's IRM."
     weight, anneal = _PENALTY_SEARCH[cls.__name__.lower()]
-    return {**super(PenalizedRisk, cls).search_space(), weight: log10_uniform(-1, 5), anneal: int_pow(10, 0, 4)}
+    return {
+        **super(PenalizedRisk, cls).search_space(),
+        weight: log10_uniform(-1, 5),
+        anneal: int_pow(10, 0, 4),
+    }
 
 
 for _cls in (IRM, VREx, IB_ERM):
@@ -1387,12 +1393,16 @@ def search_space(cls: Mixup) -> dict:
 @patch(cls_method=True)
 def search_space(cls: MLDG) -> dict:
     "MLDG's meta-test weight and number of meta-test domains."
-    return {**super(MLDG, cls).search_space(), 'mldg_beta': log10_uniform(-1, 1), 'n_meta_test': choice(1, 2)}
+    return {
+        **super(MLDG, cls).search_space(),
+        'mldg_beta': log10_uniform(-1, 1),
+        'n_meta_test': choice(1, 2),
+    }
 
 
 @patch(cls_method=True)
 def search_space(cls: DANN) -> dict:
-    "DANN's adversary: weight, steps, gradient penalty, Adam's beta1, the discriminator's shape and optimizer."
+    "DANN's adversary: weight, steps, gradient penalty, beta1, the discriminator and its optimizer."
     return {
         **super(DANN, cls).search_space(),
         'lambda': log10_uniform(-2, 2),
@@ -1410,7 +1420,11 @@ def search_space(cls: DANN) -> dict:
 @patch(cls_method=True)
 def search_space(cls: ARM) -> dict:
     "ARM's support groups and context channels."
-    return {**super(ARM, cls).search_space(), 'support_size': choice(8, 16, 32), 'context_channels': choice(1, 2, 3)}
+    return {
+        **super(ARM, cls).search_space(),
+        'support_size': choice(8, 16, 32),
+        'context_channels': choice(1, 2, 3),
+    }
 
 
 @patch(cls_method=True)
@@ -1434,7 +1448,7 @@ def draw_hparams(
     method: str,  # a registered method (a plugin's too)
     draw: int,  # the draw's number; 0: the defaults
 ) -> dict:
-    "The overrides of draw `draw` of `method`'s random search: {} for draw 0, else one value per knob."
+    "Draw `draw` of `method`'s random search: {} for draw 0, else one value per knob."
     if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
         raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
     cls = algorithm_class(method)

@@ -189,7 +189,7 @@ def hparam_space(cls: PRISM):
 # %% ../nbs/05_prism.ipynb #425ad784
 @patch(cls_method=True)
 def search_space(cls: PRISM) -> dict:
-    "The shared search plus the view ratios r_t and r_f, the number of views K and the pretraining lr."
+    "The shared search, the view ratios r_t and r_f, the number of views K, the pretraining lr."
     return {
         **super(PRISM, cls).search_space(),
         'r_t': uniform(0.2, 0.8),

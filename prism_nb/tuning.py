@@ -4,20 +4,29 @@
 
 # %% ../nbs/20_tuning.ipynb #d9359ea0
 from __future__ import annotations
+import numpy as np
+import pandas as pd
 import torch
+from scipy.stats import spearmanr
 
-from .core import ConfigError, derive_seed
-from .algorithms import draw_hparams, method_names
+from .core import ConfigError, derive_seed, results_root
+from .algorithms import ALGORITHMS, draw_hparams, method_names
+from .data import HAR_CLASSES
 from .sampling import HARC_CONDITIONS, PAPER_SEVERITY_CONDITIONS
 from .engine import predict, percent_correct
-from .config import COMMON_DEFAULTS, Task, TaskData, check_int, make_config, register_task, task_of
-from .config import check_seeds
+from .config import COMMON_DEFAULTS, Task, TaskData, check_int, check_seeds, make_config
+from .config import record_path, register_task
+from .records import read_record, read_records
 from .harc import HARC, HARC_DEFAULTS, check_harc, evaluate_harc, load_harc_data
+from .paper_severity import PS_COLUMNS
+from .report import reported, wide_table
 
 # %% auto #0
-__all__ = ['HARC_TUNED_DEFAULTS', 'TUNED_CONDITIONS', 'PROTOCOLS', 'ORACLE_FRACTION', 'HARC_TUNED', 'search_overrides',
-           'check_harc_tuned', 'harc_tuned_averages', 'oracle_share', 'evaluate_harc_tuned', 'harc_tuned_record_stem',
-           'search_configs']
+__all__ = ['HARC_TUNED_DEFAULTS', 'TUNED_CONDITIONS', 'PROTOCOLS', 'ORACLE_FRACTION', 'HARC_TUNED', 'SELECTION_RULES',
+           'search_overrides', 'check_harc_tuned', 'harc_tuned_averages', 'oracle_share', 'evaluate_harc_tuned',
+           'harc_tuned_record_stem', 'search_configs', 'tuned_frame', 'select_draws', 'rule_summary',
+           'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead', 'baseline_order',
+           'tuned_findings', 'plot_tuning']
 
 # %% ../nbs/20_tuning.ipynb #4d05cadc
 def search_overrides(
@@ -37,7 +46,7 @@ HARC_TUNED_DEFAULTS = dict(
     {k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'},
     experiment='harc_tuned',
     dataset='harc_tuned',
-    draw=1,  # the draw of the method's random search (draw 0, the defaults, lives in harc and harc_ps)
+    draw=1,  # the draw of the method's search (draw 0, the defaults, lives in harc and harc_ps)
 )
 
 
@@ -50,7 +59,8 @@ def check_harc_tuned(cfg: dict):
     if got != want:
         diff = sorted(k for k in want if got[k] != want[k])
         raise ConfigError(
-            f"draw {cfg['draw']} of {cfg['method']} sets {diff} to {[want[k] for k in diff]}, the config "
+            f"draw {cfg['draw']} of {cfg['method']} sets {diff} to {[want[k] for k in diff]}, "
+            "the config "
             f"has {[got[k] for k in diff]}: build tuned configs with search_configs"
         )
 
@@ -62,7 +72,7 @@ PROTOCOLS = dict(harc=list(HARC_CONDITIONS), harc_ps=list(PAPER_SEVERITY_CONDITI
 
 
 def harc_tuned_averages(cfg: dict) -> dict:
-    "The means of both protocols: `avg`, `shifted_avg` (HAR-C), `ps_avg`, `ps_shifted_avg` (paper severity)."
+    "Both protocols' means: `avg`, `shifted_avg` (HAR-C), `ps_avg`, `ps_shifted_avg` (severity)."
     return dict(
         avg=PROTOCOLS['harc'],
         shifted_avg=PROTOCOLS['harc'][1:],
@@ -79,14 +89,16 @@ def oracle_share(
     seed: int,  # the run's (trial) seed
 ) -> torch.Tensor:
     "Bool [n]: the fifth of the test windows the oracle rule may look at, drawn from `seed` alone."
-    idx = torch.randperm(n, generator=torch.Generator().manual_seed(derive_seed(seed, 'oracle-share')))
+    idx = torch.randperm(
+        n, generator=torch.Generator().manual_seed(derive_seed(seed, 'oracle-share'))
+    )
     share = torch.zeros(n, dtype=torch.bool)
     share[idx[: round(n * ORACLE_FRACTION)]] = True
     return share
 
 
 def evaluate_harc_tuned(algo, data: TaskData, cfg: dict) -> dict:
-    "`evaluate_harc` on both protocols' conditions, and `split_metrics`: accuracy on the oracle share and the rest."
+    "`evaluate_harc` on both protocols; `split_metrics`: accuracy on the oracle share, the rest."
     out = evaluate_harc(algo, data, cfg)
     split = {'oracle': {}, 'report': {}}
     for cond, x in data.tests.items():
@@ -128,8 +140,371 @@ def search_configs(
     methods = method_names() if methods is None else list(methods)
     seeds = check_seeds(seeds)
     return [
-        make_config(dataset='harc_tuned', method=m, draw=d, seed=s, **search_overrides(m, d), **common)
+        make_config(
+            dataset='harc_tuned', method=m, draw=d, seed=s, **search_overrides(m, d), **common
+        )
         for d in draws
         for m in methods
         for s in seeds
     ]
+
+# %% ../nbs/20_tuning.ipynb #f55bba19
+def _long_rows(rec: dict, protocol: str, draw: int) -> list:
+    "One row per condition of `protocol` in record `rec` (of draw `draw`)."
+    cfg, split = rec['config'], rec.get('split_metrics', {})
+    rows = []
+    for cond in PROTOCOLS[protocol]:
+        per_class = rec['per_class'][cond]
+        worst = int(np.nanargmin(per_class))
+        rows.append(
+            dict(
+                protocol=protocol,
+                method=cfg['method'],
+                draw=draw,
+                seed=cfg['seed'],
+                val_acc=rec['val_acc'],
+                condition=PS_COLUMNS.get(cond, cond),
+                acc=rec['metrics'][cond],
+                oracle=split.get('oracle', {}).get(cond, np.nan),
+                report=split.get('report', {}).get(cond, np.nan),
+                worst_class_acc=per_class[worst],
+                worst_class=HAR_CLASSES[worst],
+            )
+        )
+    return rows
+
+# %% ../nbs/20_tuning.ipynb #4286ee9f
+def tuned_frame(
+    methods=None,  # method names; None: every built-in
+    seeds=range(3),  # trial seeds
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "The search, long: protocol, method, draw, seed, condition, val_acc, acc, oracle, report."
+    root, seeds = results_root(results_dir), check_seeds(seeds)
+    methods = method_names() if methods is None else [m.lower() for m in methods]
+    rows = []
+    for rec in read_records(root / 'harc_tuned'):
+        c = rec['config']
+        if c['method'] in methods and c['seed'] in seeds and c['max_windows'] is None:
+            rows += [r for p in PROTOCOLS for r in _long_rows(rec, p, c['draw'])]
+    for m in methods:
+        for s in seeds:
+            for protocol, extra in (('harc', {}), ('harc_ps', {'dataset': 'harc_ps'})):
+                path = record_path(make_config(method=m, seed=s, **extra), root)
+                if path.exists():
+                    rows += _long_rows(read_record(path), protocol, 0)
+    cols = [
+        'protocol',
+        'method',
+        'draw',
+        'seed',
+        'condition',
+        'val_acc',
+        'acc',
+        'oracle',
+        'report',
+        'worst_class_acc',
+        'worst_class',
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+# %% ../nbs/20_tuning.ipynb #d9926282
+SELECTION_RULES = ('training', 'oracle', 'defaults')
+
+
+def select_draws(
+    frame: pd.DataFrame,  # `tuned_frame`
+    rule: str,  # 'training', 'oracle' or 'defaults'
+) -> pd.DataFrame:
+    "The chosen draw's rows per protocol, method, seed, condition; `score`: what the rule reports."
+    if rule not in SELECTION_RULES:
+        raise ValueError(f"rule must be one of {SELECTION_RULES}, got {rule!r}")
+    f = frame.sort_values('draw', kind='stable')
+    if rule == 'defaults':
+        return f[f.draw == 0].assign(score=lambda d: d.acc, rule=rule)
+    if rule == 'training':
+        runs = f.drop_duplicates(['protocol', 'method', 'seed', 'draw'])
+        best = runs.loc[runs.groupby(['protocol', 'method', 'seed'], sort=False).val_acc.idxmax()]
+        keys = ['protocol', 'method', 'seed', 'draw']
+        return f.merge(best[keys], on=keys).assign(score=lambda d: d.acc, rule=rule)
+    f = f.dropna(subset=['oracle'])
+    best = f.loc[f.groupby(['protocol', 'method', 'seed', 'condition'], sort=False).oracle.idxmax()]
+    return best.assign(score=lambda d: d.report, rule=rule)
+
+# %% ../nbs/20_tuning.ipynb #7272c5c5
+def rule_summary(
+    frame: pd.DataFrame,  # `tuned_frame`
+    rule: str,  # one of `SELECTION_RULES`
+) -> pd.DataFrame:
+    "Long: protocol, method, column (conditions, 'Avg.'), mean, se, n (seeds) of `rule`'s choice."
+    chosen = select_draws(frame, rule)
+    per_seed = chosen.groupby(['protocol', 'method', 'seed'], sort=False).score.mean().reset_index()
+    avg = per_seed.assign(condition='Avg.')
+    both = pd.concat([chosen[['protocol', 'method', 'seed', 'condition', 'score']], avg])
+    g = both.groupby(['protocol', 'method', 'condition'], sort=False).score
+    out = pd.DataFrame(dict(mean=g.mean(), se=g.std(ddof=1) / np.sqrt(g.count()), n=g.count()))
+    return out.reset_index().rename(columns={'condition': 'column'}).assign(rule=rule)
+
+# %% ../nbs/20_tuning.ipynb #0885d812
+def draws_per_method(frame: pd.DataFrame) -> pd.Series:
+    "Per method, the draws whose runs are all there (every protocol, every trial seed seen)."
+    runs = frame.drop_duplicates(['protocol', 'method', 'draw', 'seed'])
+    n_seeds = runs.seed.nunique()
+    full = runs.groupby(['method', 'draw']).size() == n_seeds * runs.protocol.nunique()
+    return full[full].reset_index().groupby('method').draw.count()
+
+# %% ../nbs/20_tuning.ipynb #76e9f1e2
+def _cpu_seconds(rec: dict) -> float:
+    "A run's process CPU seconds (wall seconds for records made before CPU time was recorded)."
+    t = rec['timing']
+    return t.get('process_cpu_seconds', t['total_seconds'])
+
+
+def search_plan(
+    draws=range(1, 10),  # the draws to train (0 has records)
+    seeds=range(3),  # trial seeds
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Per method: runs planned and done, CPU-s per run (measured), CPU hours planned and left."
+    root, seeds, draws = results_root(results_dir), check_seeds(seeds), list(draws)
+    done = {}
+    for rec in read_records(root / 'harc_tuned'):
+        c = rec['config']
+        if c['draw'] in draws and c['seed'] in seeds and c['max_windows'] is None:
+            done.setdefault(c['method'], []).append(_cpu_seconds(rec))
+    rows = []
+    for m in method_names():
+        base = [
+            _cpu_seconds(r)
+            for r in read_records(root / 'harc_ps')
+            if r['config']['method'] == m and r['config']['variant'] == 'full'
+        ] or [np.nan]
+        per_run = float(np.mean(done.get(m) or base))
+        planned, n = len(draws) * len(seeds), len(done.get(m, []))
+        rows.append(
+            dict(
+                method=ALGORITHMS.display(m),
+                planned=planned,
+                done=n,
+                measured_on='tuned runs' if n else 'draw 0 (harc_ps)',
+                cpu_s_per_run=per_run,
+                plan_cpu_h=planned * per_run / 3600,
+                left_cpu_h=(planned - n) * per_run / 3600,
+            )
+        )
+    return pd.DataFrame(rows).set_index('method')
+
+# %% ../nbs/20_tuning.ipynb #59dd6b9a
+def _worst_class(frame: pd.DataFrame, rule: str) -> pd.DataFrame:
+    "Per protocol and method: the condition and class of the lowest seed-mean per-class accuracy."
+    chosen = select_draws(frame, rule)  # the oracle's worst class: that of the draw it chose there
+    g = chosen.groupby(
+        ['protocol', 'method', 'condition', 'worst_class'], sort=False
+    ).worst_class_acc.mean()
+    idx = g.reset_index().groupby(['protocol', 'method']).worst_class_acc.idxmin()
+    w = g.reset_index().loc[idx]
+    return w.assign(
+        worst=[
+            f'{a:.1f} ({k}, {c})' for a, k, c in zip(w.worst_class_acc, w.worst_class, w.condition)
+        ]
+    )
+
+# %% ../nbs/20_tuning.ipynb #d455e0d7
+def tuned_table(
+    frame: pd.DataFrame,  # `tuned_frame`
+    protocol: str,  # 'harc' or 'harc_ps'
+    rule: str,  # one of `SELECTION_RULES`
+    with_paper: bool = True,  # a row of the paper's numbers under each method
+) -> pd.DataFrame:
+    "Method x condition of `rule` on `protocol`: mean ± se, Avg., the worst class, draws and seeds."
+    s = rule_summary(frame, rule).query('protocol == @protocol')
+    methods = [m for m in method_names() if m in set(s.method)]
+    cols = [PS_COLUMNS.get(c, c) for c in PROTOCOLS[protocol]] + ['Avg.']
+    table = wide_table(s, 'method', methods, cols)
+    worst = _worst_class(frame, rule).query('protocol == @protocol').set_index('method').worst
+    draws = draws_per_method(frame[frame.protocol == protocol])
+    table['seeds'] = table.seeds.astype(int).astype(str)
+    table['worst class'] = [worst.get(m, '—') for m in methods]
+    n_draws = {
+        m: int(draws.get(m, 0)) - (rule == 'oracle') for m in methods
+    }  # the oracle skips draw 0
+    table['draws'] = [str(n_draws[m] if rule != 'defaults' else 1) for m in methods]
+    table.index = [ALGORITHMS.display(m) for m in methods]
+    if not with_paper:
+        return table.rename_axis('Algorithm')
+    paper = reported('tab:harc').pivot_table(index='row', columns='column', values='mean')
+    rows = []
+    for name, row in table.iterrows():
+        rows.append(row.rename(name))
+        if name in paper.index:
+            rows.append(
+                pd.Series(
+                    {c: f'{paper.loc[name, c]:.2f}' for c in cols if c in paper.columns},
+                    name=f'{name} (paper)',
+                )
+            )
+    return pd.DataFrame(rows).reindex(columns=table.columns).fillna('').rename_axis('Algorithm')
+
+# %% ../nbs/20_tuning.ipynb #8d672d16
+def tuning_effects(frame: pd.DataFrame) -> pd.DataFrame:
+    "Per protocol and method, on Avg.: each rule's mean ± se and the differences the verdict reads."
+    s = pd.concat([rule_summary(frame, r) for r in SELECTION_RULES]).query("column == 'Avg.'")
+    w = s.pivot(index=['protocol', 'method'], columns='rule', values=['mean', 'se', 'n'])
+    out = pd.DataFrame(index=w.index)
+    for r in SELECTION_RULES:
+        out[r], out[f'{r}_se'] = w['mean'].get(r), w['se'].get(r)
+    out['tuned_minus_default'] = out.training - out.defaults
+    out['tuned_minus_default_se'] = np.sqrt(out.training_se**2 + out.defaults_se**2)
+    # the gap on equal terms: training-domain selection among the same draws, same four fifths
+    searched = frame[frame.draw > 0].assign(acc=lambda d: d.report)
+    same = (
+        rule_summary(searched, 'training')
+        .query("column == 'Avg.'")
+        .set_index(['protocol', 'method'])
+    )
+    out['oracle_minus_training'] = out.oracle - same['mean'].reindex(out.index)
+    out['draws'] = [
+        int(draws_per_method(frame[frame.protocol == p]).get(m, 0)) for p, m in out.index
+    ]
+    return out.reset_index()
+
+# %% ../nbs/20_tuning.ipynb #a34b9d95
+def prism_lead(effects: pd.DataFrame, rule: str = 'training') -> pd.DataFrame:
+    "Per protocol: PRISM's Avg. under `rule` minus the best other method's, with it and the se."
+    rows = []
+    for protocol, e in effects.groupby('protocol', sort=False):
+        e = e.set_index('method')
+        if 'prism' not in e.index or e[rule].drop('prism').dropna().empty:
+            continue
+        best = e[rule].drop('prism').idxmax()
+        rows.append(
+            dict(
+                protocol=protocol,
+                rule=rule,
+                prism=e.loc['prism', rule],
+                best_other=ALGORITHMS.display(best),
+                best_other_avg=e.loc[best, rule],
+                lead=e.loc['prism', rule] - e.loc[best, rule],
+                lead_se=float(np.hypot(e.loc['prism', f'{rule}_se'], e.loc[best, f'{rule}_se'])),
+            )
+        )
+    return pd.DataFrame(rows)
+
+# %% ../nbs/20_tuning.ipynb #59e287aa
+def baseline_order(effects: pd.DataFrame) -> pd.DataFrame:
+    "Per protocol: Spearman's rho of the DG baselines' averages, tuned, default and the paper's."
+    paper = reported('tab:harc').query("column == 'Avg.'").set_index('row')['mean']
+    rows = []
+    for protocol, e in effects.groupby('protocol', sort=False):
+        e = e[~e.method.isin(['erm', 'prism'])].assign(
+            name=lambda d: d.method.map(ALGORITHMS.display)
+        )
+        e = e.set_index('name').dropna(subset=['training', 'defaults'])
+        e = e[e.index.isin(paper.index)]
+        rho = lambda a, b: float(spearmanr(a, b).statistic) if len(e) > 2 else np.nan
+        rows.append(
+            dict(
+                protocol=protocol,
+                baselines=len(e),
+                tuned_vs_default=rho(e.training, e.defaults),
+                tuned_vs_paper=rho(e.training, paper[e.index]),
+                default_vs_paper=rho(e.defaults, paper[e.index]),
+            )
+        )
+    return pd.DataFrame(rows)
+
+# %% ../nbs/20_tuning.ipynb #9c8ea802
+def tuned_findings(
+    effects: pd.DataFrame,  # `tuning_effects`
+    lead: pd.DataFrame,  # `prism_lead`
+    order: pd.DataFrame,  # `baseline_order`
+) -> list:
+    "Markdown sentences of the verdict, one per question, per protocol."
+    names = dict(harc="today's HAR-C", harc_ps="the paper's severity")
+    lines = []
+    for p, e in effects.groupby('protocol', sort=False):
+        e = e.set_index('method')
+        n = (
+            f"{e.draws.min()}"
+            if e.draws.min() == e.draws.max()
+            else f"{e.draws.min()}-{e.draws.max()}"
+        )
+        moved = e.tuned_minus_default.dropna()
+        big = moved[(moved.abs() > 2 * e.tuned_minus_default_se[moved.index])]
+        lines.append(
+            f"**{names[p]}, {n} draws per method (draw 0 the defaults), 3 trial seeds.** "
+            "Tuning under training-domain "
+            f"validation moves the methods' Avg. by {moved.min():+.1f} to "
+            f"{moved.max():+.1f} points "
+            f"(median {moved.median():+.1f}); {len(big)} of {len(moved)} move by more than "
+            "two standard errors"
+            + (
+                f" ({', '.join(f'{ALGORITHMS.display(m)} {moved[m]:+.1f}' for m in big.index)})."
+                if len(big)
+                else "."
+            )
+        )
+        row = lead[lead.protocol == p]
+        if len(row):
+            r = row.iloc[0]
+            lines.append(
+                "PRISM's lead over the best other method under training-domain selection: "
+                f"{r.lead:+.1f} ± "
+                f"{r.lead_se:.1f} ({r.best_other}, {r.best_other_avg:.1f}); "
+                + (
+                    "it survives tuning."
+                    if r.lead > 2 * r.lead_se
+                    else "it does not survive tuning."
+                )
+            )
+        o = order[order.protocol == p]
+        if len(o):
+            o = o.iloc[0]
+            lines.append(
+                f"The {o.baselines} DG baselines' order (Spearman): "
+                f"tuned vs default {o.tuned_vs_default:+.2f}, "
+                f"tuned vs the paper {o.tuned_vs_paper:+.2f}, "
+                f"default vs the paper {o.default_vs_paper:+.2f}."
+            )
+        gap = e.oracle_minus_training.dropna()
+        if len(gap):
+            lines.append(
+                "Choosing among the searched draws, the oracle (an upper bound: it looks at the "
+                "test "
+                f"conditions) sits {gap.median():+.1f} points (median; {gap.min():+.1f} to "
+                f"{gap.max():+.1f}) "
+                "from training-domain selection."
+            )
+    return lines
+
+# %% ../nbs/20_tuning.ipynb #bc37572b
+def plot_tuning(effects: pd.DataFrame):
+    "Per protocol: each method's Avg. under the three rules, mean ± se over trial seeds."
+    import matplotlib.pyplot as plt
+
+    protocols = list(dict.fromkeys(effects.protocol))
+    fig, axes = plt.subplots(
+        1, len(protocols), figsize=(4.2 * len(protocols), 4.6), sharey=True, squeeze=False
+    )
+    order = [m for m in method_names() if m in set(effects.method)]
+    for ax, p in zip(axes[0], protocols):
+        e = effects[effects.protocol == p].set_index('method').reindex(order)
+        y = np.arange(len(order))
+        for k, (rule, marker) in enumerate(zip(SELECTION_RULES, 'os^')):
+            ax.errorbar(
+                e[rule],
+                y + (k - 1) * 0.2,
+                xerr=e[f'{rule}_se'],
+                fmt=marker,
+                ms=4,
+                lw=1,
+                label={'training': 'training-domain', 'oracle': 'oracle (bound)'}.get(rule, rule),
+            )
+        ax.set_yticks(y, [ALGORITHMS.display(m) for m in order])
+        ax.invert_yaxis()
+        ax.set_xlabel('Avg. accuracy (%)')
+        ax.set_title({'harc': "today's HAR-C", 'harc_ps': "paper's severity"}[p])
+        ax.grid(axis='x', alpha=0.3)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc='lower center', ncol=3, fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return fig

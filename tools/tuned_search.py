@@ -1,7 +1,7 @@
 """The random hyperparameter search on HAR-C behind nbs/20_tuning.ipynb, resumable: every run whose record exists
 is skipped, so the same command continues where a stopped one left off.
 
-    python tools/tuned_search.py [workers] [last_draw]   # default: 2 papermill workers of one torch thread, draws 1-10
+    python tools/tuned_search.py [workers] [last_draw]   # default: 2 papermill workers of one torch thread, draws 1-9 (with draw 0, the defaults: 10 draws)
 
 Each of the 14 built-in methods, draws 1..last_draw of its search distribution (`draw_hparams`), trial seeds 0-2,
 through the sweep engine (`run_sweep`: one papermill run of nbs/run_harc.ipynb per config), draw by draw so a
@@ -18,7 +18,7 @@ if __name__ == '__main__':
     from prism_nb.tuning import search_configs
 
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    last = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    last = int(sys.argv[2]) if len(sys.argv) > 2 else 9
     results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
     for draw in range(1, last + 1):
         t0 = time.time()
