@@ -23,8 +23,8 @@ from .data import HAR_CLASSES, har_splits, load_har
 from .records import read_record
 
 # %% auto #0
-__all__ = ['BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'harc_records', 'harc_result_table',
-           'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling', 'backbone_table',
+__all__ = ['BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'harc_records', 'worst_class_cells',
+           'harc_result_table', 'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling', 'backbone_table',
            'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings']
 
 # %% ../nbs/11a_artefacts.ipynb #38f7ac48
@@ -57,6 +57,33 @@ def harc_records(
                 )
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
 
+# %% ../nbs/11a_artefacts.ipynb #58cebdcf
+def worst_class_cells(
+    rows: dict,  # table row name -> config overrides, as `harc_records`
+    seeds=range(3),
+    results_dir=None,
+    conditions=HARC_CONDITIONS,  # the record's metric names the table shows
+    rename: dict | None = None,  # record metric -> table column
+    **common,
+) -> list:
+    "Per row: 'acc (CLASS, condition)' of the lowest seed-mean class accuracy; '—' if no records."
+    results_dir, seeds, out = results_root(results_dir), check_seeds(seeds), []
+    for overrides in rows.values():
+        per = []  # [seed][condition][class]
+        for seed in seeds:
+            p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
+            rec = read_record(p) if p.exists() else {}
+            if all(c in rec.get('per_class', {}) for c in conditions):
+                per.append([rec['per_class'][c] for c in conditions])
+        if not per:
+            out.append('—')
+            continue
+        mean = np.nanmean(np.array(per, dtype=float), axis=0)  # [condition, class]
+        c, k = np.unravel_index(np.nanargmin(mean), mean.shape)
+        cond = (rename or {}).get(conditions[c], conditions[c])
+        out.append(f'{mean[c, k]:.1f} ({HAR_CLASSES[k]}, {cond})')
+    return out
+
 # %% ../nbs/11a_artefacts.ipynb #66524d6a
 def harc_result_table(
     rows: dict,
@@ -73,6 +100,11 @@ def harc_result_table(
     recs = harc_records(rows, seeds, results_dir, **common).rename(columns=rename or {})
     summ = summarize(recs, 'row', cols)
     table = wide_table(summ, 'row', list(rows), cols)
+    back = {v: k for k, v in (rename or {}).items()}  # table column -> record metric
+    worst = worst_class_cells(
+        rows, seeds, results_dir, [back.get(c, c) for c in HARC_CONDITIONS], rename, **common
+    )
+    table.insert(len(cols), 'worst class', worst)
     if (
         len(recs) and recs.threads.nunique() > 1
     ):  # say so when a table mixes thread counts (records differ in the last bits)
