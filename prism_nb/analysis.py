@@ -212,6 +212,8 @@ def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
                 cfg['rate'],
                 seed=derive_seed(cfg['seed'], 'masks', 'test', cond),
                 source_seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random'),
+                observed=x.m,
+                values=x.v,
             )
             out[cond][f'{f:g}'] = accuracy(algo, x.with_mask(m))
     return out

@@ -180,6 +180,7 @@ def score_model(
                     seed=mask_seed(c),
                     source_seed=mask_seed('Random'),
                     observed=x.m,
+                    values=x.v,
                 )[0]
             )
             for f in fractions

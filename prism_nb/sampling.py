@@ -19,7 +19,8 @@ __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 
            'random_condition', 'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition',
            'rand_feat_condition', 'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition',
            'mid_condition', 'concentrated_condition', 'desync_share_condition', 'check_knob',
-           'nested_feature_condition', 'knob_condition', 'check_budget', 'check_condition', 'condition_masks',
+           'nested_feature_condition', 'knob_condition', 'check_budget', 'register_signal_condition', 'sees_values',
+           'send_on_delta_masks', 'send_on_delta_condition', 'check_condition', 'condition_masks',
            'condition_masks_within', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks',
            'pattern_starts', 'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate',
            'group_accuracies', 'worst_group_accuracy', 'environment_ids', 'augment_mask', 'span_mask']
@@ -419,6 +420,72 @@ def check_budget(
         )
     return m
 
+# %% ../nbs/02_sampling.ipynb #0b8e5c66
+def register_signal_condition(
+    name: str,  # name used in tables and by `condition_masks`
+    replace: bool = False,  # replace your own condition registered before (not a built-in)
+):
+    "Decorator adding a condition `fn(v, m, steps, g) -> mask [n,L,D]` that sees the values `v`."
+
+    def deco(fn):
+        fn.sees_values = True  # what `condition_masks` asks before it draws
+        return CONDITIONS.register(
+            name, fn, replace, module=sys._getframe(1).f_globals.get('__name__', '')
+        )
+
+    return deco
+
+
+def sees_values(name: str) -> bool:
+    "Whether the condition `name` draws its masks from the window's values."
+    return bool(getattr(CONDITIONS[name], 'sees_values', False))
+
+# %% ../nbs/02_sampling.ipynb #54536fa4
+def _reports(x: torch.Tensor, delta: torch.Tensor) -> tuple:
+    "(sent bool [r,L], change [r,L]) of send-on-delta on rows `x` [r,L] at thresholds `delta` [r]."
+    sent, change = torch.zeros_like(x, dtype=torch.bool), torch.full_like(x, -math.inf)
+    sent[:, 0], change[:, 0], last = (
+        True,
+        math.inf,
+        x[:, 0].clone(),
+    )  # the first sample: always sent
+    for t in range(1, x.shape[1]):
+        moved = (x[:, t] - last).abs()
+        hit = moved >= delta
+        sent[:, t], change[:, t] = hit, torch.where(hit, moved, -math.inf)
+        last = torch.where(hit, x[:, t], last)
+    return sent, change
+
+
+def send_on_delta_masks(
+    v: torch.Tensor,  # values [n,L,D]
+    steps: int,  # reports per channel
+    iters: int = 30,  # bisection steps on each threshold
+) -> torch.Tensor:
+    "Float [n,L,D]: `steps` reports per channel at the largest send-on-delta threshold giving them."
+    n, L, D = v.shape
+    x = v.permute(0, 2, 1).reshape(n * D, L).double()
+    lo, hi = (
+        torch.zeros(n * D, dtype=x.dtype),
+        (x.amax(1) - x.amin(1)) + 1.0,
+    )  # lo: every step sends
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        enough = _reports(x, mid)[0].sum(1) >= steps
+        lo, hi = torch.where(enough, mid, lo), torch.where(enough, hi, mid)
+    _, change = _reports(x, lo)
+    keep = torch.zeros(n * D, L).scatter_(1, change.topk(steps, dim=1).indices, 1.0)
+    return keep.view(n, D, L).permute(0, 2, 1).contiguous()
+
+
+@register_signal_condition('Send-on-delta')
+def send_on_delta_condition(v, m, steps, g):
+    "Per channel, the samples a send-on-delta sensor reports at the threshold meeting the budget."
+    return send_on_delta_masks(v * m, steps)
+
+
+CONDITIONS.freeze()  # the example is a built-in: no plugin replaces it
+
 # %% ../nbs/02_sampling.ipynb #221ca863
 def check_condition(
     name,  # a sampling condition's name
@@ -440,6 +507,8 @@ def condition_masks(
     D: int = 6,  # channels
     rate: float = 0.2,  # observation budget: floor(L*rate) steps per channel
     seed: int = 0,  # fixes the draw
+    values: torch.Tensor
+    | None = None,  # the windows' values [n,L,D], for a condition that sees them
 ) -> torch.Tensor:
     "Masks [n,L,D] (float32, CPU) of `n` windows under `name`, `floor(L*rate)*D` cells each."
     check_condition(name)
@@ -449,7 +518,17 @@ def condition_masks(
         raise ValueError(f"need at least one channel, got D={D}")
     steps = budget_steps(L, rate)
     g = torch.Generator().manual_seed(derive_seed(seed, 'condition', name))
-    m = CONDITIONS[name](n, L, D, steps, g)
+    if sees_values(name):
+        if values is None or tuple(values.shape) != (n, L, D):
+            raise ValueError(
+                f"{name} draws its masks from the signal: pass values=[n,L,D]={[n, L, D]}, got "
+                f"{None if values is None else list(values.shape)}"
+            )
+        if not bool(torch.isfinite(values).all()):
+            raise ValueError(f"{name} draws its masks from the signal: values must be finite")
+        m = CONDITIONS[name](values.cpu().float(), torch.ones(n, L, D), steps, g)
+    else:
+        m = CONDITIONS[name](n, L, D, steps, g)
     if tuple(m.shape) != (n, L, D):
         raise ValueError(f"{name}: expected masks of shape {(n, L, D)}, got {tuple(m.shape)}")
     return check_budget(m, steps, name)
@@ -460,13 +539,14 @@ def condition_masks_within(
     observed: torch.Tensor,  # what each window observes [n,L,D] in {0,1}
     rate: float = 0.2,  # budget: floor(L_i*rate) steps per channel of window i
     seed: int = 0,  # fixes the draw
+    values: torch.Tensor | None = None,  # the values [n,L,D], for a condition that sees them
 ) -> torch.Tensor:
     "Masks [n,L,D] of `name` drawn on each window's observed steps, kept where it observes."
     if observed.ndim != 3:
         raise ValueError(f"observed must be [n,L,D], got shape {tuple(observed.shape)}")
     n, L, D = observed.shape
     if bool((observed == 1).all()):
-        return condition_masks(name, n, L, D, rate, seed)
+        return condition_masks(name, n, L, D, rate, seed, values)
     steps = observed_steps(observed)
     lengths = steps.sum(1)
     if bool((lengths == 0).any()):
@@ -476,15 +556,20 @@ def condition_masks_within(
     out = torch.zeros(n, L, D)
     for length in lengths.unique().tolist():
         rows = (lengths == length).nonzero().squeeze(1)
-        try:
-            m = condition_masks(
-                name, len(rows), length, D, rate, derive_seed(seed, 'observed', length)
-            )
-        except ValueError as e:
-            raise ValueError(f"windows observing {length} steps: {e}") from None
         where = (
             steps[rows].nonzero()[:, 1].view(len(rows), length)
         )  # each window's observed steps, in order
+        sub = (
+            None
+            if values is None
+            else values[rows.unsqueeze(1), where] * observed[rows.unsqueeze(1), where]
+        )
+        try:
+            m = condition_masks(
+                name, len(rows), length, D, rate, derive_seed(seed, 'observed', length), sub
+            )
+        except ValueError as e:
+            raise ValueError(f"windows observing {length} steps: {e}") from None
         out[rows.unsqueeze(1), where] = m
     return out * observed
 
@@ -618,12 +703,13 @@ def severity_masks(
     source_seed: int
     | None = None,  # fixes the Random masks (default `seed`); a run's test-mask seed reuses them
     observed: torch.Tensor | None = None,  # what each window observes [n,L,D]; None: every cell
+    values: torch.Tensor | None = None,  # the values [n,L,D], for a condition that sees them
 ) -> tuple:
     "(masks [n,L,D], shifted [n] bool): `round(fraction*n)` windows under `name`, others Random."
     if not 0 <= fraction <= 1:
         raise ValueError(f"fraction of shifted windows must be in [0, 1], got {fraction}")
     observed = torch.ones(n, L, D) if observed is None else observed
-    target = condition_masks_within(name, observed, rate, seed)
+    target = condition_masks_within(name, observed, rate, seed, values)
     source_seed = seed if source_seed is None else source_seed
     source = condition_masks_within('Random', observed, rate, source_seed)
     order = torch.randperm(
