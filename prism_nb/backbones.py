@@ -18,8 +18,8 @@ from .core import Registry
 # %% auto #0
 __all__ = ['CNN_SIZES', 'BACKBONES', 'BACKBONE_DISPLAY', 'PAPER_BACKBONES', 'check_input', 'masked_softmax', 'masked_mean',
            'relative_time', 'CNN', 'observed_set', 'sinusoidal_time', 'SeFT', 'LearnedTimeEmbedding', 'mTAND',
-           'time_since_observed', 'gru_recurrence', 'GRUD', 'Decoder', 'register_backbone', 'make_backbone', 'n_params',
-           'count_flops']
+           'time_since_observed', 'gru_recurrence', 'GRUD', 'Decoder', 'register_backbone', 'make_backbone',
+           'BackboneError', 'check_backbone', 'n_params', 'count_flops']
 
 # %% ../nbs/03_backbones.ipynb #1d60adcf
 def check_input(
@@ -490,6 +490,54 @@ def make_backbone(
             "an nn.Module with an integer out_dim (the contract: nbs/03_backbones.ipynb)"
         )
     return enc
+
+# %% ../nbs/03_backbones.ipynb #da6dbb09
+class BackboneError(TypeError):
+    "A backbone that breaks the contract on a probe batch (shape, finiteness, gradients)."
+
+
+_PROBED: set = set()  # (factory, n_features, seq_len) probed in this process
+
+
+def check_backbone(
+    name: str,  # a name in BACKBONES (case insensitive)
+    n_features: int,  # D
+    seq_len: int,  # L
+    batch: int = 4,  # windows in the probe batch
+):
+    "Build `name`; one step on a random batch: `[batch, out_dim]`, finite, gradients reach it all."
+    key = (BACKBONES[name], n_features, seq_len, batch)
+    if key in _PROBED:
+        return
+    who = f"backbone {name!r} (built for D={n_features}, L={seq_len})"
+    with torch.random.fork_rng(devices=[]):  # the run's random draws stay as they were
+        torch.manual_seed(0)
+        enc = make_backbone(name, n_features, seq_len).cpu().train()
+        m = (torch.rand(batch, seq_len, n_features) < 0.5).float()
+        m[:, 0] = 1  # every window observes something
+        v = torch.randn(batch, seq_len, n_features) * m
+        t = torch.linspace(0, 1, seq_len).expand(batch, seq_len).contiguous()
+        try:
+            z = enc(v, m, t)
+        except Exception as e:
+            raise BackboneError(f"{who} failed on a probe batch: {type(e).__name__}: {e}") from e
+        if not torch.is_tensor(z) or tuple(z.shape) != (batch, enc.out_dim):
+            got = tuple(z.shape) if torch.is_tensor(z) else type(z).__name__
+            raise BackboneError(f"{who} returned {got} for {batch} windows, not "
+                                f"{(batch, enc.out_dim)} (its out_dim is {enc.out_dim})")
+        if not torch.isfinite(z).all():
+            raise BackboneError(f"{who} returned NaN or inf on a probe batch of finite windows")
+        params = [(n, p) for n, p in enc.named_parameters() if p.requires_grad]
+        if params and z.requires_grad:
+            z.pow(2).mean().backward()
+        cut = [n for n, p in params if p.grad is None]
+        if cut:
+            raise BackboneError(f"{who}: no gradient reaches parameter(s) {cut[:5]} (a detach(), "
+                                "a forward under no_grad, or a layer it never uses)")
+        bad = [n for n, p in params if not torch.isfinite(p.grad).all()]
+        if bad:
+            raise BackboneError(f"{who}: non-finite gradients in {bad[:5]} on a probe batch")
+    _PROBED.add(key)
 
 # %% ../nbs/03_backbones.ipynb #fb0c6026
 def n_params(

@@ -88,7 +88,7 @@ def task_of(cfg: dict) -> Task:
 # %% ../nbs/07_config.ipynb #2e57d449
 def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
     "Windows `x` under `condition` at budget `rate`, drawn from `seed` inside what `x` observes."
-    return x.with_mask(condition_masks_within(condition, x.m, rate=rate, seed=seed))
+    return x.with_mask(condition_masks_within(condition, x.m, rate=rate, seed=seed, values=x.v))
 
 # %% ../nbs/07_config.ipynb #804d197b
 def observe_tests(

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_engine.ipynb #92dc17e8
 from __future__ import annotations
-import contextlib, copy, os, time
+import contextlib, copy, math, os, time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -16,7 +16,7 @@ from .core import ISMTS, derive_seed, ConfigError
 # %% auto #0
 __all__ = ['model_device', 'check_device', 'default_device', 'deterministic_mode', 'device_facts', 'cpu_facts', 'predict_logits',
            'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'EpochBatches',
-           'Selection', 'train_epochs', 'fit']
+           'Selection', 'NonFiniteError', 'nonfinite_weights', 'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
@@ -238,6 +238,44 @@ class Selection:
         "Whether `score` beats `best` (None: nothing scored yet)."
         return best is None or (score > best if self.maximize else score < best)
 
+# %% ../nbs/06_engine.ipynb #297e125b
+class NonFiniteError(FloatingPointError):
+    "A non-finite loss, weight or selection score: training stops before anything is recorded."
+
+
+def _who(
+    model: nn.Module,  # the model trained: its `display` and `backbone`, where it has them
+    desc: str,  # what the loop is doing ('ERM fit', 'PRISM pretrain')
+) -> str:
+    "`desc` with the method and backbone of `model`, for an error."
+    method = getattr(model, 'display', None) or type(model).__name__
+    return f"{desc} (method {method}, backbone {getattr(model, 'backbone', None) or 'none'})"
+
+
+def _stop(who: str, what: str, epoch: int, epochs: int, where: str = '') -> NonFiniteError:
+    "The error stopping a run at `epoch` (0-based) because `what` is not finite."
+    return NonFiniteError(
+        f"{who}: {what} at epoch {epoch + 1} of at most {epochs}{where}; training stopped, "
+        "nothing recorded (a learning rate too high, or non-finite input: check the task's windows)"
+    )
+
+
+def _first_nonfinite(
+    pending: list,  # (batch, loss name, 0-d tensor) of one epoch, in step order
+    key: str,  # the loss whose sum is not finite
+) -> tuple:
+    "(batch, value) of the first step whose loss `key` is not finite."
+    return next((b, float(v)) for b, k, v in pending if k == key and not math.isfinite(float(v)))
+
+
+def nonfinite_weights(model: nn.Module) -> list:
+    "Names of `model`'s parameters holding a NaN or an infinity (one device sync in all)."
+    named = list(model.named_parameters())
+    if not named:
+        return []
+    ok = torch.stack([torch.isfinite(p.detach()).all() for _, p in named]).tolist()
+    return [n for (n, _), good in zip(named, ok) if not good]
+
 # %% ../nbs/06_engine.ipynb #95b94043
 def train_epochs(
     model: nn.Module,  # its weights are selected and restored
@@ -250,27 +288,44 @@ def train_epochs(
     desc: str = 'train',
 ) -> dict:
     "Run the epochs, select the best by `select`, restore it; the log (history, epoch, score, s)."
+    # non-finite losses, weights or scores raise NonFiniteError (see "Finite or stop" above)
     if epochs < 1:
         raise ValueError(f"{desc}: epochs must be >= 1, got {epochs}")
     best, best_state, best_epoch, wait, history, seconds = None, None, -1, 0, [], 0.0
     for epoch in range(epochs):
         model.train()
         start = time.perf_counter()
-        sums = {}
+        sums, pending = {}, []
         idxs = batches.draw()
-        for idx in idxs:
+        for b, idx in enumerate(idxs):
             for k, v in step(idx).items():
                 v = v.detach().double() if torch.is_tensor(v) else v
                 sums[k] = sums[k] + v if k in sums else v
+                if torch.is_tensor(v) and v.device.type != 'cpu':
+                    pending.append((b, k, v))  # read at the epoch's end: no wait per step
+                elif not math.isfinite(float(v)):
+                    what, where = f'loss {k!r} is {float(v)}', f', batch {b + 1} of {len(idxs)}'
+                    raise _stop(_who(model, desc), what, epoch, epochs, where)
         if sync:
             sync()
         secs = time.perf_counter() - start
         seconds += secs
         entry = {'epoch': epoch, **{k: float(v) / max(len(idxs), 1) for k, v in sums.items()}}
+        for k in sums:
+            if not math.isfinite(entry[k]):  # only a GPU's losses get here: the CPU's stopped above
+                b, v = _first_nonfinite(pending, k)
+                where = f', batch {b + 1} of {len(idxs)}'
+                raise _stop(_who(model, desc), f'loss {k!r} is {v}', epoch, epochs, where)
+        if bad := nonfinite_weights(model):
+            what = f'weights {bad[:3]} hold NaN or inf (a non-finite gradient reached them)'
+            raise _stop(_who(model, desc), what, epoch, epochs)
         if select is None:
             best_epoch = epoch
         else:
             entry.update(select.evaluate())
+            if not math.isfinite(entry[select.score_key]):
+                what = f'selection score {select.score_key} is {entry[select.score_key]}'
+                raise _stop(_who(model, desc), what, epoch, epochs)
             if select.better(entry[select.score_key], best):
                 best, best_epoch, wait = entry[select.score_key], epoch, 0
                 best_state = copy.deepcopy(model.state_dict())

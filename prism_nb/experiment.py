@@ -4,7 +4,7 @@
 
 # %% ../nbs/07d_experiment.ipynb #596da726
 from __future__ import annotations
-import platform, sys, time, uuid, warnings
+import os, platform, stat, sys, time, uuid, warnings
 from pathlib import Path
 
 import numpy as np
@@ -25,14 +25,18 @@ from prism_nb.core import (
     cache_dir,
     open_regular,
     loaded_entry_points,
+    ISMTS,
+    ConfigError,
 )
-from .algorithms import algorithm_class
+from .algorithms import algorithm_class, method_names
+from .backbones import check_backbone
 from prism_nb.engine import (
     fit,
     deterministic_mode,
     device_facts,
     cpu_facts,
     check_device,
+    predict,
 )
 from prism_nb.config import (
     TaskData,
@@ -51,12 +55,14 @@ from .config import notebook_request
 
 # %% auto #0
 __all__ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm',
-           'versions', 'run_fields', 'run', 'run_from_notebook']
+           'BadTaskData', 'check_windows', 'check_task_data', 'collapse_fields', 'versions', 'run_fields', 'run',
+           'run_from_notebook']
 
 # %% ../nbs/07d_experiment.ipynb #aa1ff9e0
 def build_algorithm(cfg: dict, info: dict):
     "The config's method, initialized from the run's seed, sized from the data facts `info`."
     cls = algorithm_class(cfg['method'])
+    check_backbone(cfg['backbone'], info['n_features'], info['seq_len'])  # once per process
     seed_everything(derive_seed(cfg['seed'], 'init'))
     hp = {'lr': cfg['lr'], **cfg['hparams']}
     if cfg['variant'] != 'full':
@@ -176,6 +182,78 @@ def train_algorithm(
     )
     return algo.for_inference(), pre_log, log, pretrain_seconds, reused
 
+# %% ../nbs/07d_experiment.ipynb #a51bd4c8
+class BadTaskData(ValueError):
+    "A task's loader returned windows that cannot be trained or scored on as they are."
+
+
+def check_windows(
+    x: ISMTS,  # one split of a task's data
+    n_classes: int,  # labels lie in [0, n_classes)
+    where: str,  # names the task and the split, for the error
+) -> ISMTS:
+    "`x` if it keeps the ISMTS contract, observes a cell per window and has labels in range."
+    if not isinstance(x, ISMTS):
+        raise BadTaskData(f"{where} is a {type(x).__name__}, not an ISMTS")
+    try:
+        x.validate()
+    except (ValueError, TypeError) as e:
+        why = str(e)
+        if 'NaN' in why and x.v.shape == x.m.shape:
+            bad = ~torch.isfinite(x.v)
+            why = (f"values (v) hold {int(bad.sum())} NaN or inf cells, "
+                   f"{int((bad & (x.m == 0)).sum())} of them where the mask is 0 (v * m keeps NaN "
+                   "there: unobserved cells must hold 0)")
+        raise BadTaskData(f"{where}: {why}") from None
+    if len(x) == 0:
+        raise BadTaskData(f"{where} holds no windows")
+    empty = (x.m.flatten(1).sum(1) == 0).nonzero().flatten()
+    if len(empty):
+        raise BadTaskData(f"{where}: mask (m) observes nothing in {len(empty)} window(s), the "
+                          f"first at index {int(empty[0])}: every window needs an observed cell")
+    if int(x.y.min()) < 0 or int(x.y.max()) >= n_classes:
+        raise BadTaskData(f"{where}: labels (y) must lie in [0, {n_classes}), got "
+                          f"{int(x.y.min())}..{int(x.y.max())}")
+    return x
+
+# %% ../nbs/07d_experiment.ipynb #179d8f12
+def check_task_data(
+    cfg: dict,  # the run's config: its task and method
+    data: TaskData,  # what the task's loader returned for it
+) -> TaskData:
+    "`data` if every split's windows are sound and the method can train on its domains."
+    task, cls = task_of(cfg), algorithm_class(cfg['method'])
+    info = data.info
+    n_classes = info['n_classes']
+    splits = [(data.train, 'source training windows (train)'),
+              (data.val, 'source validation windows (val)'),
+              *((x, f'test set {name!r}') for name, x in data.tests.items())]
+    for x, what in splits:
+        check_windows(x, n_classes, f"task {task.name}: {what}")
+    d = data.train.d
+    if int(d.min()) < 0 or int(d.max()) >= info['n_domains']:
+        raise BadTaskData(f"task {task.name}: source training windows (train): domains (d) must "
+                          f"lie in [0, {info['n_domains']}) (n_domains), got "
+                          f"{int(d.min())}..{int(d.max())}")
+    n_sources = len(torch.unique(d))
+    if cls.needs_domains and n_sources < 2:
+        raise ConfigError(
+            f"{cls.display} learns from source-domain labels but task {task.name} gives "
+            f"{n_sources} training domain: it would train as ERM under another name; methods "
+            f"that run with one: {', '.join(method_names(single_source=True))}"
+        )
+    return data
+
+# %% ../nbs/07d_experiment.ipynb #ccf81cf9
+def collapse_fields(
+    algo,  # the selected model
+    val: ISMTS,  # the source validation windows
+) -> dict:
+    "`collapsed`: whether `algo` predicts one class for every validation window; `collapsed_class`."
+    classes = predict(algo, val).unique()
+    one = len(val) > 1 and len(classes) == 1
+    return dict(collapsed=one, collapsed_class=int(classes[0]) if one else None)
+
 # %% ../nbs/07d_experiment.ipynb #ee53ac88
 def versions() -> dict:
     "Versions of the software a record was made with."
@@ -254,19 +332,69 @@ def _existing_record(path: Path, device, progress: bool) -> dict:
     return rec
 
 
-def _remove_replaced(old: Path | None, sha256: str | None, ck_root: Path, new: Path):
+_DIR = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | getattr(os, 'O_CLOEXEC', 0)
+_NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
+
+
+def _open_folder(folder) -> int | None:
+    "A descriptor pinning `folder` as it is now; None if it is missing or the OS lacks `dir_fd`."
+    if not {os.open, os.stat, os.unlink} <= os.supports_dir_fd or not _NOFOLLOW:
+        return None
+    try:
+        return os.open(folder, _DIR)
+    except OSError:
+        return None
+
+
+def _parts_inside(path, folder) -> tuple | None:
+    "The names leading from `folder` to `path` (no '..'); None if `path` lies outside `folder`."
+    pairs = [(Path(path).absolute(), Path(folder).absolute())]
+    for p, f in pairs + [(Path(path).resolve(), Path(folder).resolve())]:
+        try:
+            parts = p.relative_to(f).parts
+        except ValueError:
+            continue
+        if parts and '..' not in parts:
+            return parts
+    return None
+
+
+def _remove_replaced(
+    old: Path | None,  # the replaced record's model
+    sha256: str | None,  # the sha256 the replaced record gives it
+    ck_root: Path,  # this run's checkpoints folder
+    new: Path,  # this run's model, never removed
+    root_fd: int | None = None,  # `ck_root` pinned when the old record was read; None: opened now
+):
     "Delete a replaced run's model: a regular file in its checkpoints folder, with the old sha256."
     if old is None or sha256 is None or Path(old).absolute() == Path(new).absolute():
         return
+    parts = _parts_inside(old, ck_root)
+    fd = _open_folder(ck_root) if root_fd is None else root_fd
+    if parts is None or fd is None:
+        return  # outside the folder, or no way to name it safely here: left alone
+    # each step relative to the folder pinned before training and never through a link: a folder
+    # swapped for a symlink in the meantime cannot lead the unlink elsewhere
+    opened = [fd] if root_fd is None else []
     try:
-        if not Path(old).resolve().is_relative_to(Path(ck_root).resolve()):
-            return
-        with open_regular(old, CHECKPOINT_MAX_BYTES, 'checkpoint') as f:
+        for part in parts[:-1]:
+            fd = os.open(part, _DIR | _NOFOLLOW, dir_fd=fd)
+            opened.append(fd)
+        name = parts[-1]
+        flags = os.O_RDONLY | _NOFOLLOW | getattr(os, 'O_NONBLOCK', 0) | os.O_CLOEXEC
+        with os.fdopen(os.open(name, flags, dir_fd=fd), 'rb') as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > CHECKPOINT_MAX_BYTES:
+                return  # not a regular file, too large: not the old model, left alone
             digest = sha256_file(f)
+        now = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if digest == sha256 and (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+            os.unlink(name, dir_fd=fd)
     except (OSError, ValueError):
-        return  # gone, not a regular file, too large: not the old model, left alone
-    if digest == sha256:
-        Path(old).unlink()
+        return  # gone, a link, not a folder: left alone
+    finally:
+        for x in opened:
+            os.close(x)
 
 
 def _commit_record(
@@ -276,6 +404,7 @@ def _commit_record(
     old_ckpt: Path | None,
     old_sha256: str | None,
     ck_root: Path,
+    root_fd: int | None = None,  # `ck_root` pinned when the old record was read
 ) -> dict:
     "Write `record` (checked first); on failure remove the new model, else the old record's."
     try:
@@ -288,7 +417,7 @@ def _commit_record(
                 "another results folder; the old record and its model are unchanged"
             ) from e
         raise
-    _remove_replaced(old_ckpt, old_sha256, ck_root, ckpt)
+    _remove_replaced(old_ckpt, old_sha256, ck_root, ckpt, root_fd)
     return Record(record, path, trained=True)
 
 # %% ../nbs/07d_experiment.ipynb #ab59fb49
@@ -325,7 +454,7 @@ def run(
     if path.exists() and not force:
         return _existing_record(path, device, progress)
     lock = acquire_run_lock(path, wait)
-    old_threads = torch.get_num_threads()
+    old_threads, root_fd = torch.get_num_threads(), None
     try:
         if path.exists() and not force:
             return read_record(path)  # another run finished it while we waited
@@ -335,14 +464,23 @@ def run(
             old_sha = old['checkpoint']['sha256'] if old_ckpt is not None else None
         except (DamagedRecordError, PluginError):
             old_ckpt, old_sha = None, None
+        # pinned now: the old model is removed from this folder, whatever its path leads to later
+        root_fd = _open_folder(ck_root) if old_ckpt is not None else None
         torch.set_num_threads(threads)
         t0, c0, run_uid = time.perf_counter(), time.process_time(), uuid.uuid4().hex
-        data = task.load(cfg)
+        data = check_task_data(cfg, task.load(cfg))  # bad windows, too few domains: before training
         with deterministic_mode(deterministic):
             algo, pre_log, log, pretrain_seconds, reused = train_algorithm(
                 cfg, data, device, progress, ck_root
             )
             results = task.evaluate(algo, data, cfg)
+            collapse = collapse_fields(algo, data.val)
+        if collapse['collapsed']:
+            warnings.warn(
+                f"{path.name}: the selected model predicts class {collapse['collapsed_class']} for "
+                "every source-validation window; its record says collapsed: true",
+                stacklevel=2,
+            )
         ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
         digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
         score_key = 'val_acc' if task.score is None else 'val_score'
@@ -362,10 +500,13 @@ def run(
                 sha256=digest,
             ),
             pretrain_reused=reused,
+            **collapse,
         )
-        return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root)
+        return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root, root_fd)
     finally:
         torch.set_num_threads(old_threads)
+        if root_fd is not None:
+            os.close(root_fd)
         lock.release()
 
 # %% ../nbs/07d_experiment.ipynb #063880bd

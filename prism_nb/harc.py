@@ -125,8 +125,9 @@ def evaluate_harc(algo, data: TaskData, cfg: dict) -> dict:
 @functools.lru_cache(maxsize=None)
 def _budget_error(fn, name: str, rate: float, n_channels: int) -> str:
     "Why condition `name` (drawn by `fn`) cannot mask a HAR-C window at `rate` ('' if it can)."
-    try:
-        condition_masks(name, 1, L=128, D=n_channels, rate=rate, seed=0)
+    probe = torch.randn(1, 128, n_channels, generator=torch.Generator().manual_seed(0)).cumsum(1)
+    try:  # a condition that sees the signal draws on a random walk here
+        condition_masks(name, 1, L=128, D=n_channels, rate=rate, seed=0, values=probe)
     except ValueError as e:
         return str(e)
     return ''

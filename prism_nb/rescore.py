@@ -18,7 +18,7 @@ from .records import Record, _plugin_field, check_record, record_json
 from .experiment import build_algorithm, run
 
 # %% auto #0
-__all__ = ['record_plugins', 'load_model', 'condition_test_set', 'evaluate']
+__all__ = ['record_plugins', 'load_model', 'condition_test_set', 'check_masks', 'evaluate']
 
 # %% ../nbs/07e_rescore.ipynb #08d3ee78
 def record_plugins(
@@ -146,6 +146,7 @@ def condition_test_set(
         )
     x = task.test_windows(cfg)
     if masks is not None:
+        check_masks(masks)
         if tuple(masks.shape) != tuple(x.shape):
             raise ValueError(
                 f"masks must be {tuple(x.shape)} (the test windows), got {tuple(masks.shape)}"
@@ -157,6 +158,20 @@ def condition_test_set(
         )
     rate = cfg['rate'] if rate is None else check_real('rate', rate, 0, 1, lo_open=True)
     return observe_tests(x, [condition], rate, cfg['seed'])[condition]
+
+# %% ../nbs/07e_rescore.ipynb #115150c8
+def check_masks(
+    masks,  # explicit test masks [N,L,D]
+) -> torch.Tensor:
+    "`masks` if a tensor holding only 0 and 1 (no fractions, no NaN), else a ValueError."
+    if not torch.is_tensor(masks):
+        raise ValueError(f"masks must be a tensor of 0s and 1s [N,L,D], got {type(masks).__name__}")
+    bad = ~((masks == 0) | (masks == 1))
+    if bad.any():
+        first = masks[bad].flatten()[0].item()
+        raise ValueError(f"masks must hold only 0 and 1: {int(bad.sum())} cell(s) do not "
+                         f"(e.g. {first})")
+    return masks
 
 # %% ../nbs/07e_rescore.ipynb #b5a9ea63
 def evaluate(
@@ -171,6 +186,8 @@ def evaluate(
     plugins=None,  # code it needs: None (what is loaded), a list, or 'record' (see `load_model`)
 ) -> dict:
     "A saved model's metrics, without training: its task's, or accuracy per condition or mask."
+    if masks is not None:
+        check_masks(masks)  # before the model is loaded
     algo, cfg = load_model(source, checkpoints_dir, device, retrain, plugins)
     task = task_of(cfg)
     if conditions is None and masks is None and rate is None:

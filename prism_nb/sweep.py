@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 from .core import config_id, repo_root, load_plugins, folder_path, PluginError
 from .algorithms import algorithm_class
-from .config import make_config, record_path, task_of, check_seeds
+from .config import make_config, record_path, task_of, check_seeds, check_int
 from .records import read_record, DamagedRecordError
 
 # %% auto #0
@@ -135,7 +135,7 @@ def run_command(
 def run_sweep(
     cfgs,
     workers: int = 1,  # local papermill processes at once (ignored with `executor`)
-    threads: int | None = None,  # threads per run (default: cores/workers; give it with `executor`)
+    threads: int = 1,  # torch threads per run: 1, as `run` and a papermill run (recorded)
     results_dir='results',
     out_dir=None,  # records; executed notebooks (default runs/)
     executor=None,  # `submit(fn, *args)` -> future with `result()` (Dask, submitit); default: local
@@ -161,7 +161,7 @@ def run_sweep(
             skipped.append(p.stem)  # skipped only when its record keeps the record contract
         except (DamagedRecordError, PluginError) as e:
             damaged.append((p.stem, str(e)))  # or needing code
-    threads = threads or max(1, (os.cpu_count() or 1) // max(workers, 1))
+    threads = check_int('threads', threads, 1)  # another machine's cores: not checked here
     out_dir = Path(out_dir or root / 'runs')
     out_dir.mkdir(parents=True, exist_ok=True)
     cmds = sweep_commands(
