@@ -53,6 +53,7 @@ def harc_records(
                         'seconds_per_epoch': r['timing']['seconds_per_epoch'],
                         'total_seconds': r['timing']['total_seconds'],
                         'threads': r.get('torch_threads'),
+                        'collapsed': bool(r.get('collapsed', False)),
                     }
                 )
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
@@ -105,6 +106,11 @@ def harc_result_table(
         rows, seeds, results_dir, [back.get(c, c) for c in HARC_CONDITIONS], rename, **common
     )
     table.insert(len(cols), 'worst class', worst)
+    if len(recs) and recs.collapsed.any():  # runs predicting one class on all source validation
+        table['collapsed'] = [
+            f"{int(recs.collapsed[recs.row == r].sum())} of {int((recs.row == r).sum())}"
+            for r in rows
+        ]
     if (
         len(recs) and recs.threads.nunique() > 1
     ):  # say so when a table mixes thread counts (records differ in the last bits)

@@ -169,6 +169,7 @@ def _long_rows(rec: dict, protocol: str, draw: int) -> list:
                 report=split.get('report', {}).get(cond, np.nan),
                 worst_class_acc=per_class[worst],
                 worst_class=HAR_CLASSES[worst],
+                collapsed=bool(rec.get('collapsed', False)),
             )
         )
     return rows
@@ -205,6 +206,7 @@ def tuned_frame(
         'report',
         'worst_class_acc',
         'worst_class',
+        'collapsed',
     ]
     return pd.DataFrame(rows, columns=cols)
 
@@ -329,6 +331,10 @@ def tuned_table(
         m: int(draws.get(m, 0)) - (rule == 'oracle') for m in methods
     }  # the oracle skips draw 0
     table['draws'] = [str(n_draws[m] if rule != 'defaults' else 1) for m in methods]
+    chosen = select_draws(frame, rule).query('protocol == @protocol')
+    runs = chosen.drop_duplicates(['method', 'seed', 'draw'])
+    if runs.collapsed.any():  # a chosen run that predicts one class on all source validation
+        table['collapsed'] = [f"{int(runs.collapsed[runs.method == m].sum())}" for m in methods]
     table.index = [ALGORITHMS.display(m) for m in methods]
     if not with_paper:
         return table.rename_axis('Algorithm')
