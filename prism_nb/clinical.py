@@ -14,7 +14,8 @@ import torch
 
 from typing import NamedTuple
 
-from .core import ISMTS, Registry, cache_dir, cached_arrays, data_dir
+from .core import ISMTS, PATH_RULE, Registry, cache_dir, cached_arrays, data_dir
+from .core import data_root_note
 from .core import sha256_bytes, sha256_file
 from .data import ChecksumError
 
@@ -34,7 +35,7 @@ class DataArchive(NamedTuple):
 
 
 # path under data_dir() -> DataArchive; two registrations are one only if sha256 and origin agree
-DATA_ARCHIVES = Registry('data archive', identity=tuple)
+DATA_ARCHIVES = Registry('data archive', identity=tuple, names=PATH_RULE)
 for _rel, _sha, _origin in (
     (
         'eicu_demo/eicu_demo_2.0.1_tables_partial.zip',
@@ -94,10 +95,8 @@ def clinical_archive(
     path = root / rel
     if not path.is_file():
         raise FileNotFoundError(
-            f"{path} not found. Put {Path(rel).name} under {root / Path(rel).parent} (the data "
-            "root is $PRISM_DATA, "
-            f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset). It comes "
-            f"from: {origin}"
+            f"{path} not found. Put {Path(rel).name} under {root / Path(rel).parent}; "
+            f"{data_root_note(root)}. It comes from: {origin}"
         )
     if verify and (got := sha256_file(path)) != sha:
         raise ChecksumError(

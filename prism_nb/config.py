@@ -278,7 +278,15 @@ def run_columns(cfg: dict) -> dict:
 # %% ../nbs/07_config.ipynb #43d80050
 def record_path(cfg: dict, results_dir='results') -> Path:
     "Where the record of `cfg` lives (checked to lie inside `results_dir`)."
-    parts, stem = task_of(cfg).record_stem(cfg)
+    task = task_of(cfg)
+    named = task.record_stem(cfg)
+    if not (isinstance(named, tuple) and len(named) == 2 and isinstance(named[0], (tuple, list))):
+        raise ConfigError(
+            f"task {task.name}: record_stem(cfg) must return (subfolders, stem), got {named!r}"
+        )
+    parts, stem = named
+    for part in (*parts, stem):  # a stem from a task's own hook: checked like any name in a path
+        check_name(f'task {task.name} record_stem part', part)
     root = Path(results_dir)
     path = root.joinpath(
         check_name('experiment', cfg['experiment']), *parts, f'{stem}_{config_id(cfg)}.json'

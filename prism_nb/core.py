@@ -4,9 +4,9 @@
 
 # %% ../nbs/00_core.ipynb #af008bbc
 from __future__ import annotations
-import contextlib, hashlib, json, os, random, stat, sys, tempfile, warnings
+import contextlib, hashlib, json, os, random, re, stat, sys, tempfile, unicodedata, warnings
 from dataclasses import dataclass, fields
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable
@@ -16,11 +16,12 @@ import torch
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['PLUGIN_GROUP', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'cache_dir', 'ConfigError', 'folder_path',
-           'results_root', 'sha256_file', 'sha256_bytes', 'open_regular', 'atomic_write', 'atomic_write_json',
-           'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path', 'write_cache',
-           'read_cache', 'cached_arrays', 'config_id', 'derive_seed', 'PluginError', 'plugin_specs', 'load_plugins',
-           'missing_plugins', 'loaded_entry_points', 'is_registered', 'claim_name', 'UnknownName', 'Registry']
+__all__ = ['PLUGIN_GROUP', 'NAME_RULE', 'PATH_RULE', 'ISMTS', 'seed_everything', 'repo_root', 'data_dir', 'data_root_note',
+           'cache_dir', 'ConfigError', 'folder_path', 'results_root', 'sha256_file', 'sha256_bytes', 'open_regular',
+           'atomic_write', 'atomic_write_json', 'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz',
+           'digest_path', 'write_cache', 'read_cache', 'cached_arrays', 'config_id', 'derive_seed', 'PluginError',
+           'plugin_specs', 'load_plugins', 'missing_plugins', 'loaded_entry_points', 'is_registered',
+           'check_registry_name', 'claim_name', 'UnknownName', 'Registry']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -103,27 +104,54 @@ def repo_root() -> Path:
             return p
     return Path.cwd()
 
+# %% ../nbs/00_core.ipynb #c457750f
+def _folder_setting(
+    var: str,  # the environment variable, e.g. 'PRISM_DATA'
+    default: str,  # the folder under the repository root when it is unset
+) -> tuple:
+    "(folder, where it came from): `$var` (a relative one under the repository root), else default."
+    raw = os.environ.get(var)
+    if not raw:
+        return repo_root() / default, f"the default <repo>/{default} ({var} is unset)"
+    try:
+        p = Path(raw).expanduser()
+    except RuntimeError as e:
+        raise ConfigError(f"{var}={raw!r}: cannot expand '~' ({e})") from None
+    if p.is_absolute():
+        return p, f"{var}={raw!r}"
+    # a relative value names one folder whichever folder a kernel or a tool starts in
+    return repo_root() / p, f"{var}={raw!r}, relative to the repository root {repo_root()}"
+
 # %% ../nbs/00_core.ipynb #b6e6bbf6
 def data_dir() -> Path:
-    "Where datasets are read from: `$PRISM_DATA`, else `<repo>/data`."
-    return Path(os.environ.get('PRISM_DATA') or repo_root() / 'data').expanduser()
+    "Where datasets are read from: `$PRISM_DATA` (relative to the repo root), else `<repo>/data`."
+    return _folder_setting('PRISM_DATA', 'data')[0]
+
+# %% ../nbs/00_core.ipynb #24b1a9f7
+def data_root_note(
+    root=None,  # the data root a loader looked in; None: `data_dir()`
+) -> str:
+    "For a missing-data error: the data root, where it came from, and how to point elsewhere."
+    p, origin = _folder_setting('PRISM_DATA', 'data')
+    if root is not None and Path(root) != p:
+        return f"the data root {root} was passed as `root`: pass the folder that holds the data"
+    return (
+        f"the data root is {p}, from {origin}: to read the data elsewhere, "
+        "export PRISM_DATA=/abs/path/to/shared/data, or a path relative to the repository root"
+    )
 
 # %% ../nbs/00_core.ipynb #3e8788d9
 def cache_dir() -> Path:
-    "Where built datasets are cached: `$PRISM_CACHE`, else `<repo>/.cache`; ConfigError if none."
-    env = os.environ.get('PRISM_CACHE')
-    p = Path(env or repo_root() / '.cache').expanduser()
+    "Where built data are cached: `$PRISM_CACHE` (relative to the repo root), else `<repo>/.cache`."
+    p, origin = _folder_setting('PRISM_CACHE', '.cache')
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        what = (
-            f"PRISM_CACHE={env!r}"
-            if env
-            else f"the cache folder {p} (set PRISM_CACHE to use another)"
-        )
+        env = os.environ.get('PRISM_CACHE')
+        what = f"PRISM_CACHE={env!r}" if env else f"the cache folder {p}"
         raise ConfigError(
-            f"{what} cannot be the cache folder ({e.strerror or e}): "
-            "point PRISM_CACHE at a writable folder"
+            f"{what} cannot be the cache folder ({e.strerror or e}; it is {p}, from {origin}): "
+            "point PRISM_CACHE at a writable folder (absolute, or relative to the repository root)"
         ) from None
     return p
 
@@ -392,10 +420,10 @@ def cached_arrays(
     try:
         write_cache(path, arrays)
     except OSError as e:  # a full disk, a read-only folder
+        where = _folder_setting('PRISM_CACHE', '.cache')
         raise OSError(
-            f"could not write the cache {path} ({e.strerror or e}); caches go to PRISM_CACHE "
-            f"({os.environ.get('PRISM_CACHE') or 'unset: <repo>/.cache'}): free space there "
-            "or point it elsewhere"
+            f"could not write the cache {path} ({e.strerror or e}); caches go to {where[0]} "
+            f"(from {where[1]}): free space there or point PRISM_CACHE elsewhere"
         ) from e
     return arrays
 
@@ -567,7 +595,68 @@ def is_registered(
         load_plugins()
     return name in registry
 
+# %% ../nbs/00_core.ipynb #a770f172
+NAME_RULE = r'[A-Za-z0-9_.+-]+'  # what a registered name is made of (a regular expression)
+PATH_RULE = rf'{NAME_RULE}(/{NAME_RULE})*'  # relative paths: such names joined by '/'
+# letters of other scripts that read as Latin ones; NFKC leaves them as they are
+_LOOKALIKE = str.maketrans(
+    'АВЕКМНОРСТХУаеорсухіјѕԁΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχ',
+    'ABEKMHOPCTXYaeopcyxijsdABEZHIKMNOPTYXoikvptux',
+)
+
+
+def _skeleton(name: str) -> str:
+    "What a name looks like: NFKC, look-alike letters as Latin, case folded, without '-' and '_'."
+    s = unicodedata.normalize('NFKC', name).translate(_LOOKALIKE).casefold()
+    return s.replace('-', '').replace('_', '')
+
+
+def check_registry_name(
+    name,  # the name to check
+    kind: str = 'name',  # what the registry holds, for the error
+    names: str = NAME_RULE,  # the registry's rule: `NAME_RULE`, or `PATH_RULE` for paths
+    taken=(),  # names registered already: the error says which one a bad name looks like
+) -> str:
+    "`name` if `names` matches all of it and no part is only dots; else ValueError naming it."
+    if not isinstance(name, str):
+        raise ValueError(f"a {kind} name must be a str, got {name!r} ({type(name).__name__})")
+    parts = name.split('/')
+    if re.fullmatch(names, name) and all(p.strip('.') for p in parts):
+        return name
+    slash = re.fullmatch(names, 'a/b') is not None
+    odd = [c for c in name if not re.fullmatch(NAME_RULE, c) and not (slash and c == '/')]
+    if not name:
+        why = 'is empty'
+    elif name != name.strip():
+        why = 'starts or ends with a blank'
+    elif odd:
+        why = f"holds {odd[0]!r} (U+{ord(odd[0]):04X} {unicodedata.name(odd[0], 'unnamed')})"
+    else:
+        why = "has a part that is empty, '.' or '..'"
+    rule = 'ASCII letters, digits and _ - . +, not only dots' + (
+        ", such names joined by '/'" if slash else ''
+    )
+    like = [k for k in taken if isinstance(k, str) and _skeleton(k) == _skeleton(name)]
+    looks = f"; it looks like the {kind} {like[0]!r}" if like else ''
+    raise ValueError(f"{kind} name {name!r} {why}: a {kind} name is {rule}{looks}")
+
 # %% ../nbs/00_core.ipynb #c7b8f0cf
+def _is_package(module: str) -> bool:
+    return module == 'prism_nb' or module.startswith('prism_nb.')
+
+
+def _package_importing() -> bool:
+    "Whether the innermost module body on the stack is one of the package's, as it is imported."
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_name != '<module>':
+        f = f.f_back
+    if f is None:
+        return False
+    name = f.f_globals.get('__name__', '')
+    # the module's own namespace: code exec'd with a borrowed __name__ is not the package
+    return _is_package(name) and getattr(sys.modules.get(name), '__dict__', None) is f.f_globals
+
+
 def claim_name(
     registry: dict,  # the registry the name goes in
     name: str,  # the name as the registry keys it
@@ -576,17 +665,26 @@ def claim_name(
     same: bool,  # whether the new entry has the registered entry's qualified name
     replace: bool = False,  # the caller asks to replace a user entry of this name
     kind: str = 'name',  # what the registry holds, for the error
+    names: str = NAME_RULE,  # the registry's rule for names (`check_registry_name`)
 ):
-    "Refuse (ValueError) replacing a built-in name, or a registered user name unless `replace`."
-    own = module == 'prism_nb' or module.startswith('prism_nb.')
+    "Refuse (ValueError) a bad or look-alike name, replacing a built-in, or a taken user name."
+    check_registry_name(name, kind, names, registry)
+    own = _is_package(module) and _package_importing()
     if name in builtin and not (own or (module == '__main__' and same)):
+        by = f"{module}, outside the package's own import" if _is_package(module) else module
         raise ValueError(
-            f"{kind} {name!r} is built in and cannot be replaced (by {module}): "
+            f"{kind} {name!r} is built in and cannot be replaced (by {by}): "
             f"its records would be counted as "
             f"the built-in {kind}'s; register yours under a new name"
         )
     if name in registry and name not in builtin and not replace:
         raise ValueError(f"{kind} {name!r} is already registered; pass replace=True to replace it")
+    like = [k for k in registry if k != name and _skeleton(k) == _skeleton(name)]
+    if like:
+        raise ValueError(
+            f"{kind} {name!r} looks like the registered {kind} {like[0]!r} (names are compared "
+            "after NFKC normalisation and case folding, without '-' and '_'): choose another name"
+        )
     if own:
         builtin.add(name)
 
@@ -618,6 +716,25 @@ def _caller(obj, depth: int) -> str:
     return sys._getframe(depth + 1).f_globals.get('__name__', '')
 
 # %% ../nbs/00_core.ipynb #43f5d2e8
+class _SetView(Set):
+    "A live read-only view of a set."
+
+    def __init__(self, s: set):
+        self._s = s
+
+    def __contains__(self, x):
+        return x in self._s
+
+    def __iter__(self):
+        return iter(self._s)
+
+    def __len__(self):
+        return len(self._s)
+
+    def __repr__(self):
+        return repr(self._s)
+
+
 class Registry(Mapping):
     "A read-only mapping name -> object with one registration rule (`claim_name`) and one lookup."
 
@@ -627,9 +744,17 @@ class Registry(Mapping):
         key: Callable | None = None,  # how a name is normalized (e.g. `str.lower`); None: as given
         identity: Callable = _identity,  # `identity(obj)`: the same for two runs of one definition
         miss: str = "unknown {kind} {name!r}; valid {kind}s: {valid}",  # the error on a miss
+        names: str = NAME_RULE,  # `NAME_RULE`, or `PATH_RULE` for names that are paths
     ):
         self.kind, self._key, self.identity, self.miss = kind, key, identity, miss
-        self._entries, self._display, self.builtin = {}, {}, set()
+        self.names = names
+        self._entries, self._display, self._builtin = {}, {}, set()
+        self._builtin_view = _SetView(self._builtin)
+
+    @property
+    def builtin(self) -> Set:
+        "The built-in names: a live read-only view (`claim_name` and `freeze` add to it)."
+        return self._builtin_view
 
     def key(self, name):
         return self._key(name) if self._key and isinstance(name, str) else name
@@ -662,11 +787,11 @@ def register(
     "Add `obj` as `name` after `claim_name`'s checks, return it; without `obj`, such a decorator."
     if obj is _NO:
         return lambda o: self.register(name, o, replace, display, module or _caller(o, 1))
+    check_registry_name(name, self.kind, self.names, self._entries)
     key, old = self.key(name), self._entries.get(self.key(name), _NO)
     same = old is not _NO and self.identity(old) == self.identity(obj)
-    claim_name(
-        self._entries, key, self.builtin, module or _caller(obj, 1), same, replace, self.kind
-    )
+    module = module or _caller(obj, 1)
+    claim_name(self._entries, key, self._builtin, module, same, replace, self.kind, self.names)
     self._entries[key], self._display[key] = obj, display or name
     return obj
 
@@ -690,7 +815,7 @@ def get(
 @patch
 def freeze(self: Registry):
     "Mark every entry registered now as built in: never replaced, even with `replace=True`."
-    self.builtin.update(self._entries)
+    self._builtin.update(self._entries)
     return self
 
 # %% ../nbs/00_core.ipynb #5989c146

@@ -16,7 +16,7 @@ from scipy import signal
 from tqdm import tqdm
 
 from .core import ISMTS, atomic_write, cache_dir, cached_arrays, content_digest, data_dir
-from .core import derive_seed
+from .core import data_root_note, derive_seed
 from .core import load_npz, save_npz, sha256_bytes, sha256_file
 from fastcore.basics import patch
 
@@ -520,8 +520,7 @@ def _missing(source, root) -> FileNotFoundError:
     spec, root = _source(source), Path(root)
     want = ' or '.join(str(root / p) for p in spec['paths'])
     return FileNotFoundError(
-        f"HAR source {source!r} not found: expected {want} (data root {root}; it is $PRISM_DATA, "
-        f"now {os.environ.get('PRISM_DATA', 'unset')!s}, or <repo>/data when unset). Put the file "
+        f"HAR source {source!r} not found: expected {want}; {data_root_note(root)}. Put the file "
         "there, point PRISM_DATA at the "
         f"folder that holds {spec['paths'][0].split('/')[0]}/, or call load_har({source!r}, "
         f"download=True) to fetch {spec['url']}"

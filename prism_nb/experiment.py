@@ -4,7 +4,7 @@
 
 # %% ../nbs/07d_experiment.ipynb #596da726
 from __future__ import annotations
-import os, platform, stat, sys, time, uuid, warnings
+import dataclasses, math, os, platform, stat, sys, time, uuid, warnings
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +55,8 @@ from .config import notebook_request
 
 # %% auto #0
 __all__ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm',
-           'BadTaskData', 'check_windows', 'check_task_data', 'collapse_fields', 'versions', 'run_fields', 'run',
-           'run_from_notebook']
+           'BadTaskData', 'check_windows', 'check_task_data', 'TaskHookError', 'probe_task_hooks', 'collapse_fields',
+           'versions', 'run_fields', 'run', 'run_from_notebook']
 
 # %% ../nbs/07d_experiment.ipynb #aa1ff9e0
 def build_algorithm(cfg: dict, info: dict):
@@ -138,6 +138,9 @@ def train_algorithm(
     "Build, pretrain (or reuse) and fit: (algo, pretrain log, fit log, pretrain s, reused path)."
     task = task_of(cfg)
     algo = build_algorithm(cfg, data.info).to(device)
+    probe_task_hooks(
+        cfg, data, algo
+    )  # a task's hook that a record cannot hold: before any training
     t_pre, pre_log, reused = time.perf_counter(), [], None
     if cfg['pretrain_epochs']:
         shared = (
@@ -243,6 +246,47 @@ def check_task_data(
             f"that run with one: {', '.join(method_names(single_source=True))}"
         )
     return data
+
+# %% ../nbs/07d_experiment.ipynb #c6e4159c
+class TaskHookError(ConfigError):
+    "A task's own hook (evaluate, averages, record_stem) gives what a record cannot hold."
+
+
+def probe_task_hooks(
+    cfg: dict,  # the run's config
+    data: TaskData,  # the task's checked windows (`check_task_data`)
+    algo,  # the untrained model
+    windows: int = 16,  # test windows per test set the probe scores
+):
+    "The task's `evaluate` on `algo` over a few test windows; TaskHookError if no record holds it."
+    task = task_of(cfg)
+    probe = dataclasses.replace(data, tests={k: x[:windows] for k, x in data.tests.items()})
+    where = f"task {task.name}: its evaluate(algo, data, cfg) hook"
+    with torch.no_grad():
+        out = task.evaluate(algo, probe, cfg)
+    metrics = out.get('metrics') if isinstance(out, dict) else None
+    if not isinstance(metrics, dict) or not metrics:
+        raise TaskHookError(
+            f"{where} must return a dict with a non-empty 'metrics' dict, got {out!r}"
+        )
+    lo, hi = task.metric_range
+    bad = {
+        k: v
+        for k, v in metrics.items()
+        if isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or not lo <= v <= hi
+    }
+    if bad:
+        raise TaskHookError(f"{where} gives scores outside [{lo}, {hi}] (Task.metric_range): {bad}")
+    for key, names in (task.averages(cfg) if task.averages else {}).items():
+        missing = [n for n in names if n not in metrics]
+        if missing:
+            raise TaskHookError(
+                f"task {task.name}: averages(cfg) declares {key!r} over {missing}, which its "
+                f"evaluate hook does not give (it gives {sorted(metrics)})"
+            )
 
 # %% ../nbs/07d_experiment.ipynb #ccf81cf9
 def collapse_fields(
@@ -513,13 +557,16 @@ def run(
 def _run_line(rec) -> str:
     "One line: whether the run trained or returned a record; the record's and the model's paths."
     try:
-        model = checkpoint_file(rec, rec.path) or 'none named inside its results folder'
+        model = checkpoint_file(rec, rec.path) or 'not kept with this record'
     except (DamagedRecordError, KeyError, IndexError) as e:
         model = f'unknown ({e})'
-    done = 'returned the existing record (nothing trained):'
     if getattr(rec, 'trained', False):
-        done = 'trained and wrote'
-    return f"prism_nb run {done} {rec.path}; model: {model}"
+        return f"prism_nb run trained and wrote {rec.path}; model: {model}"
+    score = f"Avg. {rec['avg']:.2f}" if rec.get('avg') is not None else f"metrics {rec['metrics']}"
+    return (
+        f"prism_nb run returned the existing record {rec.path} (nothing trained; {score}); "
+        f"model: {model}. To retrain it: -p force True (papermill) or force=True (run)"
+    )
 
 
 def _say(line: str):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/19_jupyter.ipynb #409983e9
 from __future__ import annotations
-import re
+import copy, io, logging, os, re, stat, tempfile, tokenize
 from pathlib import Path
 
 from fastcore.foundation import Config
@@ -16,7 +16,7 @@ from nbdev.showdoc import BasicMarkdownRenderer
 
 # %% auto #0
 __all__ = ['hook_source', 'directives', 'hides_output', 'skipped', 'clean_outputs', 'SourceLinkRenderer', 'clean_jupyter',
-           'with_hook', 'install_hook', 'main']
+           'with_hook', 'HookInstallError', 'install_hook', 'main']
 
 # %% ../nbs/19_jupyter.ipynb #e4dfb3e2
 def directives(cell: dict) -> dict:
@@ -85,8 +85,8 @@ class SourceLinkRenderer(BasicMarkdownRenderer):
         return _quarto_link.sub(lambda m: link.format(m.group(1)), super()._repr_markdown_())
 
 # %% ../nbs/19_jupyter.ipynb #87af05ee
-def clean_jupyter(path: str, model: dict, contents_manager=None, **kwargs):
-    "Pre-save hook: `clean_outputs` in prism_nb's notebooks, then nbdev's `clean_jupyter`."
+def _clean_model(path: str, model: dict, contents_manager=None, **kwargs):
+    "`clean_outputs` in prism_nb's notebooks, then nbdev's `clean_jupyter`, on `model` in place."
     if not (model['type'] == 'notebook' and model['content']['nbformat'] == 4):
         return
     root = getattr(contents_manager, 'root_dir', None)
@@ -98,6 +98,26 @@ def clean_jupyter(path: str, model: dict, contents_manager=None, **kwargs):
         clean_outputs(model['content'], cfg.get('tst_flags', '').split())
     with working_directory(cfg.config_path):
         nbdev_clean_jupyter(path=str(path), model=model, **kwargs)
+
+
+def clean_jupyter(path: str, model: dict, contents_manager=None, **kwargs):
+    "Pre-save hook: `_clean_model` on a copy of `model`; a model it cannot clean is left unchanged."
+    if not isinstance(model, dict) or model.get('type') != 'notebook':
+        return
+    cleaned = copy.deepcopy(model)  # a failure halfway must not leave a half-cleaned notebook
+    try:
+        _clean_model(path, cleaned, contents_manager, **kwargs)
+    except Exception as e:
+        log = getattr(contents_manager, 'log', None) or logging.getLogger(__name__)
+        log.warning(
+            "prism_nb's pre-save hook saved %s uncleaned, as it came: %s: %s",
+            path, type(e).__name__, e,
+        )
+        return
+    if isinstance(model.get('content'), dict):  # in place: the caller holds the content it passed
+        model['content'].clear()
+        model['content'].update(cleaned.pop('content'))
+    model.update(cleaned)
 
 # %% ../nbs/19_jupyter.ipynb #d2d0162d
 hook_source = '''
@@ -127,23 +147,77 @@ def with_hook(src: str) -> str | None:
     return (src.rstrip() + '\n\n' if src.strip() else '') + hook_source + '\n'
 
 # %% ../nbs/19_jupyter.ipynb #ac1bdd43
+class HookInstallError(Exception):
+    "Jupyter's config cannot be read or written; the message names the file and what to do."
+
+
+def _read_config(fn: Path) -> tuple:
+    "(text, encoding) of a config file, decoded as Python decodes source; ('', 'utf-8') if none."
+    if not fn.exists():
+        return '', 'utf-8'
+    try:
+        data = fn.read_bytes()
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        return data.decode(encoding), encoding
+    except OSError as e:
+        raise HookInstallError(f"cannot read {fn} ({e.strerror or e})") from None
+    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        raise HookInstallError(
+            f"{fn} is not UTF-8 text, nor in an encoding a coding line names ({e}); Jupyter "
+            "cannot load it either: save it as UTF-8 (or declare its encoding) and install again"
+        ) from None
+
+
+def _umask() -> int:
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def _replace_text(fn: Path, text: str, encoding: str):
+    "Write `text` to `fn` in one step (a temporary file renamed over it), keeping its mode."
+    mode = stat.S_IMODE(fn.stat().st_mode) if fn.exists() else 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=fn.parent, prefix=f'.{fn.name}.', suffix='.tmp')
+    try:
+        with os.fdopen(fd, 'w', encoding=encoding) as f:
+            f.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, fn)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def install_hook(config_dir=None) -> dict:
     "Write the hook into Jupyter's server and notebook config files: {file: what was done}."
     from jupyter_core.paths import jupyter_config_dir
     from nbdev.clean import _pre_save_hook_src as nbdev_hook
     folder = Path(config_dir or jupyter_config_dir()).expanduser()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        what = 'it is a file, not a folder' if folder.is_file() else e.strerror or str(e)
+        raise HookInstallError(
+            f"cannot use {folder} as Jupyter's config folder ({what}): pass --config_dir, or set "
+            "JUPYTER_CONFIG_DIR to a folder"
+        ) from None
     done = {}
     for name in ('jupyter_server_config.py', 'jupyter_notebook_config.py'):
         fn = folder / name
-        src = fn.read_text() if fn.exists() else ''
+        src, encoding = _read_config(fn)
         new = with_hook(src)
         if new is None:
             done[fn] = 'NOT changed: it sets another pre_save_hook; set this one by hand'
         elif new == src:
             done[fn] = 'already there'
         else:
-            fn.write_text(new)
+            try:
+                _replace_text(fn, new, encoding)
+            except OSError as e:
+                raise HookInstallError(
+                    f"cannot write {fn} ({e.strerror or e}); it is left as it was: free space "
+                    "there or make the folder writable, or pass --config_dir"
+                ) from None
             done[fn] = "replaced nbdev's hook" if nbdev_hook in src else 'added'
     return done
 
@@ -154,7 +228,10 @@ def main(
     config_dir: str = None,  # Jupyter's config folder (default: $JUPYTER_CONFIG_DIR or ~/.jupyter)
 ):
     "Install prism_nb's JupyterLab pre-save hook, saying what was written where."
-    done = install_hook(config_dir)
+    try:
+        done = install_hook(config_dir)
+    except HookInstallError as e:
+        raise SystemExit(f'prism_nb.jupyter install: {e}') from None  # one line, no traceback
     for fn, what in done.items():
         print(f'{fn}: {what}')
     print(f'\nthe hook (restart JupyterLab to use it):\n\n{hook_source}')

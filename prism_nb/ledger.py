@@ -5,6 +5,7 @@
 # %% ../nbs/11b_ledger.ipynb #81a93852
 from __future__ import annotations
 import json
+import math
 import re
 from pathlib import Path
 
@@ -17,13 +18,13 @@ from .backbones import BACKBONE_DISPLAY
 from .realworld import CLINICAL_DATASETS
 from .core import results_root
 from .config import make_config, record_path
-from .records import read_record, read_records, record_files
+from .records import DamagedRecordError, read_record, read_records, record_files
 from .report import paper_dir
 from .sampling import CONCENTRATION_SETTINGS, HARC_CONDITIONS
 
 # %% auto #0
-__all__ = ['COVERAGE', 'cpu_seconds', 'compute_ledger', 'records_cpu_hours', 'rerun_spread', 'backbone_coverage',
-           'coverage_table', 'paper_labels']
+__all__ = ['MAX_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 'COVERAGE', 'check_timing', 'cpu_seconds', 'compute_ledger',
+           'records_cpu_hours', 'rerun_spread', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11b_ledger.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
@@ -83,8 +84,12 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return ['harc_concentration']
     if kind == 'harc_rerun':
         return ['harc_rerun']  # the main table's configs retrained on another CPU
-    if kind == 'harc_ps':
-        return ['harc_severity_matched']  # HAR-C at the paper's severity (18_paper_severity)
+    if kind == 'harc_ps':  # HAR-C at the paper's severity (18_paper_severity); PRISM's parts (21)
+        return ['harc_severity_matched'] if c['variant'] in ('full', 'span') else ['bunching']
+    if kind == 'harc_tuned':
+        return ['harc_tuned']  # the random hyperparameter search (20_tuning)
+    if kind == 'harc_ps_threads2':
+        return ['bunching']  # ERM and PRISM retrained on two threads (21_bunching)
     if kind == 'harc_knobs':
         return ['harc_knob_curves']
     if kind == 'harc_probes':
@@ -99,9 +104,69 @@ def _cell_of(kind: str, r: dict) -> str:
     c = {k: v for k, v in r['config'].items() if k != 'seed'}
     return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
 
+# %% ../nbs/11b_ledger.ipynb #4084fea0
+MAX_THREADS = 1024  # the most threads or cores a record may claim
+MAX_RECORD_SECONDS = 30 * 24 * 3600.0  # the longest time one record may claim (30 days)
+CPU_SLACK = (0.10, 5.0)  # CPU time may exceed wall x threads by this share plus these seconds
+
+
+def _seconds(where: str, v, what: str, most: float = MAX_RECORD_SECONDS) -> float:
+    "`v` if a finite number of seconds from 0 to `most`; else DamagedRecordError."
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if not ok or not 0 <= v <= most:
+        raise DamagedRecordError(
+            f"{where}: {what} = {v!r} is not a number of seconds from 0 to {most:.6g}: "
+            "the record was edited or damaged, so its cost is not counted"
+        )
+    return float(v)
+
+
+def _count(where: str, v, what: str) -> int:
+    "`v` if an integer from 1 to MAX_THREADS; else DamagedRecordError."
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_THREADS:
+        raise DamagedRecordError(
+            f"{where}: {what} = {v!r} is not an integer from 1 to {MAX_THREADS}: "
+            "the record was edited or damaged, so its cost is not counted"
+        )
+    return v
+
+
+def check_timing(
+    r: dict,  # a record (a `Record` names its file in the error)
+) -> dict:
+    "`r` if its times, threads and cores are within physical bounds; else DamagedRecordError."
+    where = str(getattr(r, 'path', None) or 'record')
+    if 'timing' not in r:  # an evaluation record: its seconds only
+        _seconds(where, r.get('seconds', 0.0), 'seconds')
+        return r
+    t = r['timing']
+    if not isinstance(t, dict):
+        raise DamagedRecordError(f"{where}: timing = {t!r} is not a mapping of seconds")
+    wall = _seconds(where, t.get('total_seconds'), 'timing.total_seconds')
+    for k in ('pretrain_seconds', 'seconds_per_epoch'):
+        if k in t:
+            _seconds(where, t[k], f'timing.{k}')
+    threads = _count(where, r.get('torch_threads', 1), 'torch_threads')
+    cpu_facts = r.get('cpu') if isinstance(r.get('cpu'), dict) else {}
+    for k in ('cores', 'threads'):
+        if cpu_facts.get(k) is not None:
+            _count(where, cpu_facts[k], f'cpu.{k}')
+    if 'process_cpu_seconds' in t:
+        cpu = _seconds(where, t['process_cpu_seconds'], 'timing.process_cpu_seconds', math.inf)
+        share, extra = CPU_SLACK
+        most = wall * threads * (1 + share) + extra
+        if cpu > most:
+            raise DamagedRecordError(
+                f"{where}: timing.process_cpu_seconds = {cpu:.6g} is more than {threads} "
+                f"thread(s) can spend in timing.total_seconds = {wall:.6g} ({most:.6g} s with "
+                f"{share:.0%} + {extra:g} s of slack): the record was edited or damaged"
+            )
+    return r
+
 # %% ../nbs/11b_ledger.ipynb #7e9fcb4b
 def cpu_seconds(r: dict) -> float:
     "CPU seconds a record cost: its CPU time, else wall time x threads; an evaluation's seconds."
+    check_timing(r)
     if 'timing' not in r:
         return r.get('seconds', 0.0)
     return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * (

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import ISMTS, data_dir, sha256_bytes, sha256_file
+from .core import ISMTS, data_dir, data_root_note, sha256_bytes, sha256_file
 from .clinical import DATA_ARCHIVES, DataArchive, ClinicalData, clinical_archive
 from .clinical import observed_stats
 from .clinical import standardize
@@ -154,9 +154,8 @@ def _find(folder: Path, name: str) -> Path:
     raise FileNotFoundError(
         f"{folder / 'processed_data' / name} not found. Put Raindrop's "
         "PAMdata/processed_data/PTdict_list.npy and "
-        f"arr_outcomes.npy (from {PAM_FIGSHARE}) under {folder / 'processed_data'} (the data root "
-        "is $PRISM_DATA, "
-        f"now {os.environ.get('PRISM_DATA', 'unset')}, or <repo>/data when unset)."
+        f"arr_outcomes.npy (from {PAM_FIGSHARE}) under {folder / 'processed_data'}; "
+        f"{data_root_note(folder.parent)}."
     )
 
 # %% ../nbs/10_pam.ipynb #ec775326

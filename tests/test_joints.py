@@ -295,3 +295,31 @@ def test_a_checkpoints_folder_swapped_for_a_link_during_a_rerun_is_not_followed(
     assert again['run_uid'] != first['run_uid']
     assert (decoy / old.parent.name / old.name).exists()  # the file the link leads to is kept
     assert not (results / 'checkpoints_real' / old.parent.name / old.name).exists()  # the old model is gone
+
+
+# --- 6. a task's own hooks, probed before training ------------------------------------------------
+
+def test_a_task_scoring_outside_its_range_stops_before_training(tmp_path):
+    import dataclasses
+    calls = []
+
+    def scores_150(algo, data, cfg):
+        calls.append(len(next(iter(data.tests.values()))))
+        return dict(metrics={'Random': 150.0})
+
+    with TASKS.temporary('joints', dataclasses.replace(JOINTS, evaluate=scores_150), replace=True):
+        cfg = dict(QUICK, method='erm')
+        raised(lambda: run(cfg, results_dir=tmp_path, progress=False), 'TaskHookError',
+               'task joints: its evaluate(algo, data, cfg) hook', "outside [0.0, 100.0]")
+    assert calls == [16]  # the probe only: no training, no second evaluation
+    assert not list(Path(tmp_path).rglob('*.json')) and not list(Path(tmp_path).rglob('*.pt'))
+
+
+def test_a_task_naming_a_path_out_of_its_folder_is_refused_before_any_work(tmp_path):
+    import dataclasses
+    loads = []
+    LOAD_HOOKS.append(lambda: loads.append(1))
+    with TASKS.temporary('joints', dataclasses.replace(JOINTS, record_stem=lambda cfg: ((), '../x')), replace=True):
+        raised(lambda: run(dict(QUICK, method='erm'), results_dir=tmp_path, progress=False), 'ConfigError',
+               'task joints record_stem part')
+    assert loads == [] and not list(Path(tmp_path).rglob('*.json'))

@@ -363,7 +363,8 @@ def test_a_run_from_a_notebook_says_whether_it_trained(trained, tmp_path, capfd)
     done = run_from_notebook(dict(QUICK, results_dir=str(results)))
     out, err = capfd.readouterr()
     model = checkpoint_file(rec, path)
-    line = f'prism_nb run returned the existing record (nothing trained): {path}; model: {model}'
+    line = (f"prism_nb run returned the existing record {path} (nothing trained; Avg. {rec['avg']:.2f}); model: {model}. "
+            "To retrain it: -p force True (papermill) or force=True (run)")
     assert done['run_uid'] == rec['run_uid'] and line in out and line in err  # notebook, terminal
     made = run_from_notebook(dict(QUICK, seed=1, results_dir=str(tmp_path / 'r')))
     out, err = capfd.readouterr()

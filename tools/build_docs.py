@@ -19,8 +19,21 @@ Jupyter Book reads a temporary copy of nbs/ prepared the way nbdev prepares note
   `../nbs/05_prism.ipynb`, `![...](../figures/x.png)`), become a notebook's page, an image copied into the site, or
   any other file of the repository on its host (`repo_links`);
 - the table of contents comes from nbs/sidebar.yml, which must list every notebook once;
-- tools/docs/*.css (the site's style sheet: long code lines wrap, wide tables scroll in their own box) goes into
-  the book's `_static/`, where Jupyter Book adds it to every page.
+- tools/docs/*.css and *.js (the site's style sheet: long code lines wrap, wide tables scroll in their own box; and
+  click-to-enlarge: a figure shown narrower than its natural size opens full size on click) go into the book's
+  `_static/`, where Jupyter Book adds them to every page;
+- the results pages (`WIDE_PAGES`: paper, results, tuning, bunching) get a wide layout (a marker that
+  tools/docs/prism.css reads: no right-hand table of contents, the article as wide as the window allows), and on
+  `OUTPUT_ONLY_PAGES` (paper, results) every code cell is `remove-input` (only outputs shown; a cell without outputs
+  is left out); the notebooks themselves are not touched;
+- source links: the repository has no public URL (settings.ini's git_url, github.com/prism-nb/prism_nb, does not
+  exist), so show_doc's `[source]` links and links to other repository files (`../tables/harc.md`, LICENSE) point at
+  a copy of the file within the site: `_repo/<path>.html` (Pygments-highlighted, a line's anchor `#L12` as on
+  GitHub; Markdown files rendered), an image or PDF copied as it is (`repo_pages`). tools/check_docs.py fails on
+  any link to github.com/prism-nb;
+- each matplotlib PNG the site shows (an image output, or a ../figures/*.png) is tagged with a PNG tEXt chunk
+  `prism:min-font-pt`: the smallest font size, in points, that the code that drew it uses (`FigureFonts`), which
+  tools/check_docs.py turns into the size the reader sees.
 Sphinx's warnings are shown and counted; the build fails on any (the site has none).
 
 With --quarto (tools/build_docs.sh, where Quarto is installed): nbdev_docs itself, in this process, so that one rule
@@ -29,7 +42,7 @@ including a cell that mixes imports with other code (its FAQ warns about them); 
 cells that depend on earlier test cells and fail when run alone, so here only cells made of imports alone run.
 
 Usage: python tools/build_docs.py [--keep DIR] [--quarto]   (--keep: prepare the book in DIR and keep it, to look at)"""
-import argparse, ast, copy, json, re, shutil, subprocess, sys, tempfile, time
+import argparse, ast, base64, copy, html, json, re, shutil, struct, subprocess, sys, tempfile, time, zlib
 from pathlib import Path
 
 import yaml
@@ -41,7 +54,11 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, DOCS, CONFIG = ROOT / 'nbs', ROOT / '_docs', Path(__file__).resolve().parent / 'docs' / '_config.yml'
 cfg = get_config(path=ROOT)
 SITE_URL = cfg.doc_host.rstrip('/') + '/' + cfg.doc_baseurl.strip('/') + '/'  # where nbdev's doc links point
-REPO_URL = f"{cfg.git_url.rstrip('/')}/blob/{cfg.branch}/"  # where a link to a repository file points
+REPO_URL = f"{cfg.git_url.rstrip('/')}/blob/{cfg.branch}/"  # where nbdev's source links point (no such site: see repo_pages)
+REPO_DIR = '_repo'  # a repository file `rel` is shown at _docs/_repo/<rel>.html (text) or _docs/_repo/<rel> (image, PDF)
+WIDE_PAGES = {'paper', 'results', 'tuning', 'bunching'}  # the results pages: a wide layout (tools/docs/prism.css)
+OUTPUT_ONLY_PAGES = {'paper', 'results'}  # their code cells hidden, outputs shown
+WIDE_MARKER = '<div class="prism-wide-page"></div>'  # prism.css: `body:has(.prism-wide-page)` widens the page
 
 def page(nb_name: str) -> str: return _nbpath2html(Path(nb_name)).stem  # 02_sampling.ipynb -> sampling
 def text(x) -> str: return ''.join(x) if isinstance(x, list) else (x or '')
@@ -84,12 +101,24 @@ def md_cell(source: str, id: str) -> dict: return {'cell_type': 'markdown', 'id'
 
 def anchor(name: str) -> str: return f'<div id="{name.lower()}"></div>\n\n'  # nbdev's anchor: the name, lower case
 
+def repo_href(rel: str, frag: str = '') -> str:
+    "Where the site shows the repository's file `rel` (a path from the repository root): see `repo_pages`."
+    binary = Path(rel).suffix.lower() in BINARY_SUFFIXES
+    return f'{REPO_DIR}/{rel}{"" if binary else ".html"}{"" if binary else frag}'
+
+_re_repo_url = re.compile(re.escape(REPO_URL) + r'([^)\s"#]+)(#[^)\s"]*)?')
+def local_repo_urls(md: str, files: set) -> str:
+    "Links to the repository on its (nonexistent) host as links to the site's copy of the file; the file added to `files`."
+    def sub(m):
+        files.add(m.group(1)); return repo_href(m.group(1), m.group(2) or '')
+    return _re_repo_url.sub(sub, md)
+
 _re_source_link = re.compile(r'^\[source\]\(([^)\s]+)\)\{[^}]*\}\s*$', re.M)
 _re_heading = re.compile(r'^#{1,6}\s+(.+?)\s*$', re.M)
 def show_doc_markdown(md: str) -> tuple:
     "A show_doc output as a Markdown cell: its anchor first, no leading `---`, the source link as HTML."
     md = re.sub(r'^\s*---\s*\n', '', md)
-    md = _re_source_link.sub(lambda m: f'<a class="source-link" href="{m.group(1)}" target="_blank" '
+    md = _re_source_link.sub(lambda m: f'<a class="source-link" href="{m.group(1)}" '
                              'style="float:right; font-size:smaller">source</a>', md)
     h = _re_heading.search(md)
     name = re.sub(r'[`\\]', '', h.group(1)) if h else None
@@ -130,11 +159,11 @@ def shift_headings(md: str, top: int) -> str:
         out.append(l)
     return '\n'.join(out)
 
-def prepare(nb: dict) -> tuple:
-    "The notebook as its docs page (see the module's docstring) and the anchors of its API entries."
+def prepare(nb: dict, pagename: str = '', fonts=None) -> tuple:
+    "The notebook as its docs page `pagename` (see the module's docstring) and the anchors of its API entries."
     shown = {show_doc_markdown(text(o.get('data', {}).get('text/markdown')))[1] for c in nb['cells']
              if c['cell_type'] == 'code' and is_show_doc(text(c['source'])) for o in c.get('outputs', [])}
-    cells, anchors, level = [], set(), 1  # level: the last heading's, so an entry's heading is at most one below
+    cells, anchors, level, section = [], set(), 1, ''  # level: the last heading's, so an entry's heading is at most one below
     def entry(md, name, cell_id):
         nonlocal level
         md = shift_headings(md, level + 1)
@@ -144,6 +173,7 @@ def prepare(nb: dict) -> tuple:
         cell_id = c.get('id') or f'cell{len(cells)}'
         if c['cell_type'] == 'markdown':
             cells.append(md_cell(text(c['source']), cell_id))
+            if headings(cells[-1]['source']): section = '\n'.join(l for l in cells[-1]['source'].splitlines() if l.startswith('#'))
             level = (headings(cells[-1]['source']) or [level])[-1]
             continue
         if c['cell_type'] != 'code': continue
@@ -161,8 +191,13 @@ def prepare(nb: dict) -> tuple:
         if not src and not c.get('outputs'): continue
         tags = [t for k, v, t in [('echo', 'false', 'remove-input'), ('output', 'false', 'remove-output'),
                                   ('code-fold', None, 'hide-input')] if k in d and (v is None or d[k] == v)]
+        if fonts is not None: fonts.tag_outputs(c, src, nb, section)
+        if pagename in OUTPUT_ONLY_PAGES:  # the results pages show what the code made, not the code
+            if 'remove-output' in tags or not c.get('outputs'): continue
+            tags = [t for t in tags if t != 'hide-input'] + ['remove-input'] * ('remove-input' not in tags)
         cells.append({'cell_type': 'code', 'execution_count': c.get('execution_count'), 'id': cell_id,
                       'metadata': {'tags': tags} if tags else {}, 'outputs': copy.deepcopy(c.get('outputs', [])), 'source': src})
+    if pagename in WIDE_PAGES: cells.append(md_cell(WIDE_MARKER, 'prism-wide-page'))
     meta = {'kernelspec': nb['metadata'].get('kernelspec', {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}),
             'language_info': {'name': 'python', 'pygments_lexer': 'ipython3'}}
     return {'cells': cells, 'metadata': meta, 'nbformat': 4, 'nbformat_minor': 5}, anchors
@@ -179,22 +214,25 @@ def linker(anchors: dict):
     return lambda md: _re_site_link.sub(local, lookup.linkify(md) or '')
 
 _re_repo_link = re.compile(r'(!?)\[([^\]]*)\]\(\.\./([^)\s#]+)(#[^)\s]*)?\)')
-def repo_links(md: str, images: set) -> str:
+def repo_links(md: str, images: set, files: set) -> str:
     """Links relative to nbs/ (`../tables/harc.md`) as this site needs them: a notebook's link goes to its page, an
     image stays relative and is added to `images` (copied into the site by `build`), any other file links to the
-    repository."""
+    site's copy of it (added to `files`, made by `repo_pages`); links to the repository's host, to that copy too."""
     def sub(m):
         bang, label, target, frag = m.group(1), m.group(2), m.group(3), m.group(4) or ''
         if bang: images.add(target); return f'![{label}]({target})'
         if target.startswith('nbs/') and target.endswith('.ipynb'): return f'[{label}]({page(Path(target).name)}.html{frag})'
-        return f'[{label}]({REPO_URL}{target}{frag})'
-    return _re_repo_link.sub(sub, md)
+        files.add(target)
+        return f'[{label}]({repo_href(target, frag)})'
+    return local_repo_urls(_re_repo_link.sub(sub, md), files)
 
-def link(nb: dict, linkify, images: set) -> None:
+def link(nb: dict, linkify, images: set, files: set) -> None:
     for c in nb['cells']:
-        if c['cell_type'] == 'markdown': c['source'] = linkify(repo_links(c['source'], images))
+        if c['cell_type'] == 'markdown': c['source'] = linkify(repo_links(c['source'], images, files))
         for o in c.get('outputs', []):
-            if 'text/markdown' in o.get('data', {}): o['data']['text/markdown'] = linkify(repo_links(text(o['data']['text/markdown']), images))
+            data = o.get('data', {})
+            if 'text/markdown' in data: data['text/markdown'] = linkify(repo_links(text(data['text/markdown']), images, files))
+            if 'text/html' in data: data['text/html'] = local_repo_urls(text(data['text/html']), files)
 
 _re_md_image = re.compile(r'!\[[^\]]*\]\([^)\s]+\)')
 def figures(nb: dict) -> int:
@@ -208,18 +246,23 @@ def figures(nb: dict) -> int:
 def build(book: Path) -> int:
     t0 = time.time()
     entries = sidebar()
-    pages, anchors = {}, {}
+    pages, anchors, fonts = {}, {}, FigureFonts()
     for _, nb in entries:
-        pages[page(nb)], anchors[page(nb)] = prepare(json.loads((NBS / nb).read_text()))
-    linkify, images = linker(anchors), set()
+        pages[page(nb)], anchors[page(nb)] = prepare(json.loads((NBS / nb).read_text()), page(nb), fonts)
+    linkify, images, files = linker(anchors), set(), set()
     for name, nb in pages.items():
-        link(nb, linkify, images)
+        link(nb, linkify, images, files)
         (book / f'{name}.ipynb').write_text(json.dumps(nb, indent=1, ensure_ascii=False))
     for rel in sorted(images):
         if not (ROOT / rel).is_file(): print(f'FAIL: a notebook shows ../{rel}, which does not exist'); return 1
-        (book / rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / rel, book / rel)
+        (book / rel).parent.mkdir(parents=True, exist_ok=True)
+        data = (ROOT / rel).read_bytes()
+        (book / rel).write_bytes(fonts.tag_figure(data, rel) if rel.endswith('.png') else data)
+    missing = sorted(f for f in files if not (ROOT / f).is_file())  # linked as they are: tools/check_docs.py fails on them
+    if missing: print(f'WARNING: the notebooks link to repository files that do not exist (their links will 404): {missing}')
+    files -= set(missing)
     (book / '_static').mkdir(exist_ok=True)
-    for css in sorted(CONFIG.parent.glob('*.css')): shutil.copy(css, book / '_static')
+    for asset in sorted([*CONFIG.parent.glob('*.css'), *CONFIG.parent.glob('*.js')]): shutil.copy(asset, book / '_static')
     config = yaml.safe_load(CONFIG.read_text())
     config['sphinx']['local_extensions'] = {Path(__file__).stem: str(Path(__file__).parent)}  # setup() below
     (book / '_config.yml').write_text(yaml.safe_dump(config, sort_keys=False))
@@ -238,14 +281,152 @@ def build(book: Path) -> int:
         shutil.rmtree(DOCS, ignore_errors=True)
         shutil.copytree(html, DOCS, ignore=shutil.ignore_patterns('.buildinfo', '_sources'))
         (DOCS / '.nojekyll').touch()  # GitHub Pages: serve _static/ and _images/ as they are
+        repo_pages(files)
     finally: shutil.rmtree(out, ignore_errors=True)
     for w in warnings: print(w)
     n_fig = sum(map(figures, pages.values()))
     n_img = sum(len(re.findall(r'<img [^>]*src="_images/', (DOCS / f'{name}.html').read_text())) for name in pages)
     print(f'{DOCS.relative_to(ROOT)}/: {len(pages)} pages, {sum(map(len, anchors.values()))} API entries, {n_img} of '
-          f'{n_fig} figures, {len(warnings)} Sphinx warnings (preparing {t1 - t0:.1f} s, jupyter-book {time.time() - t1:.1f} s)')
+          f'{n_fig} figures ({fonts.tagged} tagged with their smallest font), {len(files)} repository files shown in '
+          f'{REPO_DIR}/, {len(warnings)} Sphinx warnings (preparing {t1 - t0:.1f} s, jupyter-book {time.time() - t1:.1f} s)')
     if n_img != n_fig: print(f'FAIL: the notebooks show {n_fig} figures, the site {n_img}')
     return 1 if warnings or n_img != n_fig else 0
+
+# ---- the repository's files within the site (it has no public URL)
+BINARY_SUFFIXES = {'.png', '.jpg', '.jpeg', '.gif', '.svg', '.pdf', '.parquet', '.pt', '.npz', '.gz', '.zip'}
+REPO_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} - prism_nb</title><style>
+body {{ font-family: system-ui, sans-serif; margin: 1.5rem; color: #222; }}
+pre {{ font-size: 0.85rem; line-height: 1.45; }} pre > span {{ display: block; }} pre > span:target {{ background: #fff4b3; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 0.2rem 0.5rem; white-space: nowrap; }}
+{css}</style></head><body>
+<p><a href="{up}index.html">prism_nb</a> / {crumbs} &nbsp; <small>(the repository's file, as of this build)</small></p>
+{body}
+</body></html>
+"""
+
+def repo_pages(files: set) -> None:
+    """Each repository file the site links to, within the site: a text file as `_repo/<path>.html`, highlighted, each
+    line an anchor `L<n>` as on GitHub (a Markdown file rendered, its text below); an image or PDF copied as it is."""
+    from markdown_it import MarkdownIt
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import TextLexer, guess_lexer_for_filename
+    from pygments.util import ClassNotFound
+    css = HtmlFormatter().get_style_defs('.highlight')
+    for rel in sorted(files):
+        out = DOCS / REPO_DIR / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if Path(rel).suffix.lower() in BINARY_SUFFIXES: shutil.copy(ROOT / rel, out); continue
+        src = (ROOT / rel).read_text(errors='replace')
+        try: lexer = guess_lexer_for_filename(rel, src)
+        except ClassNotFound: lexer = TextLexer()
+        code = highlight(src, lexer, HtmlFormatter(linespans='L', wrapcode=False))
+        code = re.sub(r'<span id="L-(\d+)">', r'<span id="L\1">', code)  # GitHub's anchors: #L12
+        body = (MarkdownIt('commonmark').enable('table').render(src) + '<hr>' if rel.endswith('.md') else '') + code
+        up = '../' * (rel.count('/') + 1)
+        crumbs = ' / '.join(html.escape(p) for p in rel.split('/'))
+        (out.parent / (out.name + '.html')).write_text(REPO_PAGE.format(title=html.escape(rel), up=up, crumbs=crumbs,
+                                                                        css=css, body=body))
+
+# ---- the smallest font of each figure, for tools/check_docs.py
+def png_text(data: bytes, items: dict) -> bytes:
+    "The PNG with tEXt chunks `items` added before its image data (any earlier chunk of the same key dropped)."
+    out, i, keys = [data[:8]], 8, set(items)
+    while i < len(data):
+        n = struct.unpack('>I', data[i:i + 4])[0]
+        kind, chunk = data[i + 4:i + 8], data[i:i + 12 + n]
+        if kind == b'IDAT' and items:
+            for k, v in items.items():
+                d = k.encode('latin-1') + b'\0' + v.encode('latin-1', 'replace')
+                out.append(struct.pack('>I', len(d)) + b'tEXt' + d + struct.pack('>I', zlib.crc32(b'tEXt' + d)))
+            items = {}
+        if not (kind == b'tEXt' and chunk[8:].split(b'\0')[0].decode('latin-1') in keys): out.append(chunk)
+        i += 12 + n
+    return b''.join(out)
+
+class FigureFonts:
+    """The smallest font size (pt) in the code that drew each figure: the style's smallest text (`paper_style()`'s
+    `PAPER_RC` in prism_nb/report.py where the notebook applies it, else matplotlib's defaults: 10 pt ticks and
+    legend) and every size written out (`fontsize=`, `labelsize=`, `title_fontsize=`; named sizes such as 'small' as
+    matplotlib scales them) in the cell and in the library functions it calls (prism_nb/*.py, followed through
+    their calls). A size written in a branch the figure did not take still counts: the estimate errs small."""
+    KEYWORDS = {'fontsize', 'labelsize', 'title_fontsize'}
+    NAMED = {'xx-small': .579, 'x-small': .694, 'small': .833, 'smaller': .833}
+    MPL_DEFAULT = 10.0  # matplotlib's font.size; ticks and legend are 'medium'
+
+    def __init__(self):
+        self.funcs, self.calls, self.paper = {}, {}, 8.0
+        for py in sorted((ROOT / cfg.lib_path).glob('*.py')):
+            if py.name.startswith('_'): continue
+            tree = ast.parse(py.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.funcs[node.name] = self.funcs.get(node.name, set()) | self.sizes(node)
+                    self.calls[node.name] = self.calls.get(node.name, set()) | self.called(node)
+                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == 'PAPER_RC' for t in node.targets):
+                    rc = ast.literal_eval(node.value)
+                    self.paper = min(v for k, v in rc.items() if isinstance(v, (int, float)) and k != 'figure.titlesize')
+        self.tagged, self.figure_cells = 0, {}
+
+    def sizes(self, node) -> set:
+        res = set()
+        for n in ast.walk(node):
+            if isinstance(n, ast.keyword) and n.arg in self.KEYWORDS:
+                for c in ast.walk(n.value):
+                    if isinstance(c, ast.Constant) and isinstance(c.value, (int, float)) and not isinstance(c.value, bool):
+                        res.add(float(c.value))
+                    elif isinstance(c, ast.Constant) and c.value in self.NAMED: res.add(('named', self.NAMED[c.value]))
+        return res
+
+    @staticmethod
+    def called(node) -> set:
+        return {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(node)
+                if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))}
+
+    def reach(self, names: set) -> set:
+        seen, todo = set(), [n for n in names if n in self.funcs]
+        while todo:
+            f = todo.pop()
+            if f in seen: continue
+            seen.add(f); todo += [g for g in self.calls.get(f, ()) if g in self.funcs and g not in seen]
+        return seen
+
+    def smallest(self, src: str, nb: dict) -> tuple:
+        "The smallest font (pt) of what the cell `src` of notebook `nb` draws, and where that figure comes from."
+        styled = any('paper_style()' in text(c['source']) for c in nb['cells'] if c['cell_type'] == 'code')
+        base = self.paper if styled else self.MPL_DEFAULT
+        try: tree = ast.parse(src)
+        except SyntaxError: tree = ast.parse('')
+        funcs = self.reach(self.called(tree))
+        pt = lambda s: round(s[1] * base, 2) if isinstance(s, tuple) else s
+        where = {'the cell': self.sizes(tree), **{f'{f}()': self.funcs[f] for f in sorted(funcs)}}
+        size = min([base] + [pt(s) for v in where.values() for s in v])
+        why = f"{'paper_style' if styled else 'matplotlib defaults'}: {base:g} pt"
+        if size < base: why += f"; {size:g} pt in {', '.join(w for w, v in where.items() if size in map(pt, v))}"
+        return size, why
+
+    def tag_outputs(self, cell: dict, src: str, nb: dict, context: str = '') -> None:
+        """Each PNG output of the cell tagged with its smallest font; a cell that saves figures (`keep_figure`,
+        `save_figure`) remembered for each name it quotes or its section's heading (`context`) names."""
+        pngs = [o for o in cell.get('outputs', []) if 'image/png' in o.get('data', {})]
+        saves = re.search(r'\b(keep_figure|save_figure)\(', src)
+        if not pngs and not saves: return
+        size, why = self.smallest(src, nb)
+        if saves:
+            for stem in re.findall(r"['\"]([A-Za-z0-9_-]+)['\"]", src) + re.findall(r'[A-Za-z0-9_-]+', context):
+                self.figure_cells.setdefault(stem, (size, why))
+        for o in pngs:
+            data = png_text(base64.b64decode(text(o['data']['image/png'])), {'prism:min-font-pt': f'{size:g}', 'prism:font-source': why})
+            o['data']['image/png'] = base64.b64encode(data).decode(); self.tagged += 1
+
+    def tag_figure(self, data: bytes, rel: str) -> bytes:
+        "A figures/*.png tagged from the cell (paper.ipynb) that saves it, if known; else left as it is."
+        if Path(rel).stem not in self.figure_cells: return data
+        size, why = self.figure_cells[Path(rel).stem]
+        self.tagged += 1
+        return png_text(data, {'prism:min-font-pt': f'{size:g}', 'prism:font-source': why})
 
 # ---- where Quarto is installed
 def runs_for_docs(cell) -> bool:

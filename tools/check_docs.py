@@ -13,7 +13,28 @@ fails (exit 1, saying what and where) on
 - a search page that finds nothing: `search.html?q=make_config` must list at least one page;
 - at laptop width (the window is 1280 px wide), on the index and paper pages: a code block that scrolls sideways (it
   would hide part of a command; tools/docs/prism.css makes code wrap), or a page wider than the window (a table too
-  wide for the column scrolls inside its own box instead).
+  wide for the column scrolls inside its own box instead);
+- a figure whose text the reader sees below 8 pt (every page, at the 1280-px window). For each <img> of the article
+  that is a matplotlib PNG (its `Software` tEXt chunk says Matplotlib): the figure was saved at `dpi` (the PNG's pHYs
+  chunk: 100 for notebook outputs, matplotlib's figure.dpi; 150 for figures/*.png, `save_figure`'s default; 100
+  assumed where a PNG has no pHYs), so a font of F pt is F * dpi / 72 image pixels tall; the page shows the image
+  at s = displayed CSS width / natural width, and a CSS pixel is 1/96 inch, so the reader sees
+      effective pt = F * (dpi / 72) * s * (72 / 96) = F * dpi * s / 96
+  (the size the text has at the page's scale of 96 CSS px to the inch; at s = 1 and 96 dpi it is F; browser zoom and
+  the screen's pixel density scale all text alike, so they are left out). F, the figure's smallest font, is not in
+  the pixels: tools/build_docs.py tags each PNG with `prism:min-font-pt`, the smallest size the code that drew it
+  uses (paper_style()'s PAPER_RC, smallest 8 pt, where the notebook applies it, else matplotlib's 10-pt defaults,
+  and any smaller `fontsize=`/`labelsize=` in the cell or the prism_nb functions it calls); an untagged PNG (a Quarto
+  build) is assumed at PAPER_RC's smallest size (read from prism_nb/report.py). Each figure's effective size is
+  printed; below 8 fails, naming page and image. Where tools/docs/prism.js is loaded (the Jupyter Book site), a
+  figure shown narrower than its natural size must also be click-to-enlarge (class prism-zoomable);
+- a table cell that wraps a number: a <td> of the article with a digit whose text runs over more than one line
+  (lines counted from the text's line boxes, Range.getClientRects, not from the cell's height and padding), where
+  the cell is a number (digits and the signs numbers come with: . , ± % — ( ) /, and 3 other characters at most,
+  as in `n=3`) or a number in it is itself broken across lines; prose in a cell that merely holds a digit may wrap;
+- more or fewer than one search box (visible search fields and buttons outside the article) on a page;
+- any link (href or src) in any HTML file of the site, _repo/ included, to github.com/prism-nb or settings.ini's
+  git_url: the repository has no public URL; its files are shown within the site (_repo/, see tools/build_docs.py).
 
 Usage: python tools/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
 Build the site first: bash tools/build_docs.sh"""
@@ -110,6 +131,135 @@ const sideways = Array.from(root.querySelectorAll('pre')).filter(e => e.scrollWi
 const page = document.documentElement;
 return [sideways.map(e => (e.textContent || '').trim().split('\n')[0].slice(0, 80)), page.scrollWidth - page.clientWidth];"""
 OVERFLOW_PAGES = ('index.html', 'paper.html')
+# figures: every image of the article (Quarto: main), its natural and displayed width, whether prism.js made it zoomable
+FIGURES_JS = r"""
+const root = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
+const zoom = !!document.querySelector('script[src*="prism.js"]');
+return Array.from(root.querySelectorAll('img')).map(i => [i.getAttribute('src'), i.currentSrc || i.src, i.naturalWidth,
+  i.getBoundingClientRect().width, i.classList.contains('prism-zoomable'), zoom]);"""
+# tables: each <td> with a digit, its number of text lines, and whether a number in it is broken across lines
+TABLES_JS = r"""
+const root = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
+// lines: the text's line boxes (text nodes only: an element's box sits a little higher than its text), grouped by
+// vertical overlap
+const lines = rects => {
+  const rs = rects.filter(r => r.width > 0.5 && r.height > 0).sort((a, b) => a.top - b.top);
+  let n = 0, bottom = -Infinity;
+  for (const r of rs) { if (r.top >= bottom - 1) { n++; bottom = r.bottom; } else bottom = Math.max(bottom, r.bottom); }
+  return n;
+};
+const texts = td => { const w = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), all = [];
+                      for (let t = w.nextNode(); t; t = w.nextNode()) if (t.textContent.trim()) all.push(t); return all; };
+const out = [];
+for (const td of root.querySelectorAll('td')) {
+  const t = td.textContent.trim();
+  if (!/\d/.test(t) || td.getBoundingClientRect().width === 0) continue;
+  const rects = [];
+  for (const node of texts(td)) { const r = document.createRange(); r.selectNodeContents(node); rects.push(...r.getClientRects()); }
+  const n = lines(rects);
+  let broken = false;
+  for (const node of texts(td)) {
+    if (broken) break;
+    for (const m of node.textContent.matchAll(/[-+−]?\d[\d.,]*(?:e[-+]?\d+)?%?/g)) {
+      const r = document.createRange(); r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+      if (lines(Array.from(r.getClientRects())) > 1) { broken = true; break; }
+    }
+  }
+  const table = td.closest('table'), row = td.closest('tr');
+  const first = table && table.querySelector('tr');
+  const head = first ? Array.from(first.children).map(c => c.textContent.trim()) : [];
+  const col = row ? Array.from(row.children).indexOf(td) : -1;
+  out.push([t.slice(0, 60), n, broken, (head[col] || '').slice(0, 30),
+            (row && row.children[0] ? row.children[0].textContent.trim() : '').slice(0, 30),
+            Math.round(td.getBoundingClientRect().width)]);
+}
+return out;"""
+# a cell that is a number: digits and the signs numbers come with (3 letters at most, as in `se` or `n=`)
+NUMBER_CHARS = re.compile(r'[^\d\s.,:;±+\-−–—%()\[\]/×*<>=≈~^]')
+# search: the visible search fields and buttons outside the article and the search dialog
+SEARCH_BOX_JS = r"""
+const visible = e => { const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+                       return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
+return Array.from(document.querySelectorAll('input[type=search], .search-button, .search-button-field, #quarto-search'))
+  .filter(e => !e.closest('article, dialog, #search-results') && visible(e))
+  .filter((e, i, all) => !all.some(o => o !== e && o.contains(e)))
+  .map(e => (e.className || e.id || e.tagName).toString().split(' ').slice(0, 3).join('.'));"""
+MIN_PT, PX_PER_IN = 8.0, 96  # the smallest text a reader is asked to read; CSS pixels to the inch
+
+
+def png_info(data: bytes) -> dict:
+    "A PNG's width, dpi (pHYs; None if absent) and tEXt chunks."
+    info, i = {'width': int.from_bytes(data[16:20], 'big'), 'dpi': None, 'text': {}}, 8
+    while i + 8 <= len(data):
+        n, kind = int.from_bytes(data[i:i + 4], 'big'), data[i + 4:i + 8]
+        chunk = data[i + 8:i + 8 + n]
+        if kind == b'pHYs' and chunk[8] == 1: info['dpi'] = int.from_bytes(chunk[:4], 'big') * 0.0254
+        if kind == b'tEXt':
+            k, _, v = chunk.partition(b'\0'); info['text'][k.decode('latin-1')] = v.decode('latin-1')
+        if kind == b'IEND': break
+        i += 12 + n
+    return info
+
+@functools.lru_cache()
+def paper_min_font() -> float:
+    "The smallest type size of paper_style() (PAPER_RC in prism_nb/report.py, the figure title left aside)."
+    import ast
+    for node in ast.walk(ast.parse((ROOT / 'prism_nb' / 'report.py').read_text())):
+        if isinstance(node, ast.Assign) and any(getattr(t, 'id', None) == 'PAPER_RC' for t in node.targets):
+            rc = ast.literal_eval(node.value)
+            return float(min(v for k, v in rc.items() if isinstance(v, (int, float)) and k != 'figure.titlesize'))
+    return 8.0
+
+def check_figures(wd, page, base, docs, problems, report) -> None:
+    "Each matplotlib figure's smallest text as the reader sees it (see the module's docstring)."
+    for src, full, natural, shown, zoomable, zoom in wd.js(FIGURES_JS):
+        f = docs / urllib.parse.unquote(urllib.parse.urlparse(full).path).lstrip('/')
+        if not natural or not shown or not full.startswith(base) or not f.is_file() or f.suffix.lower() != '.png': continue
+        info = png_info(f.read_bytes())
+        if not info['text'].get('Software', '').startswith('Matplotlib'): continue
+        dpi = info['dpi'] or 100.0
+        tagged = 'prism:min-font-pt' in info['text']
+        font = float(info['text']['prism:min-font-pt']) if tagged else paper_min_font()
+        eff = font * dpi * (shown / natural) / PX_PER_IN
+        why = info['text'].get('prism:font-source', f'assumed: paper_style, {font:g} pt')
+        report.append((page, src, natural, shown, info['dpi'], font, eff, why))
+        if eff < MIN_PT - 1e-6:
+            problems.append(f'{page}: figure {src}: its {font:g}-pt text shows at {eff:.1f} pt (shown {shown:.0f} of '
+                            f'{natural} px, {dpi:.0f} dpi; {why}); needs {MIN_PT:g} pt')
+        if zoom and shown < natural - 1 and not zoomable:
+            problems.append(f'{page}: figure {src} is shown narrower than its natural size but is not click-to-enlarge')
+
+def check_tables(wd, page, problems) -> int:
+    "A table cell that wraps a number (see the module's docstring); the number of cells with a digit looked at."
+    cells = wd.js(TABLES_JS)
+    for txt, n, broken, col, row, width in cells:
+        if n > 1 and (broken or len(NUMBER_CHARS.findall(txt)) <= 3):
+            problems.append(f'{page}: a table cell wraps a number over {n} lines: {txt!r} (column {col!r}, row {row!r}, '
+                            f'{width} px wide)')
+    return len(cells)
+
+def check_search_box(wd, page, problems) -> None:
+    boxes = wd.js(SEARCH_BOX_JS)
+    if len(boxes) != 1: problems.append(f'{page}: {len(boxes)} search boxes, not one: {boxes}')
+
+def repo_hosts() -> list:
+    "Where the repository is said to live but is not: settings.ini's git_url, and github.com/prism-nb."
+    import configparser
+    c = configparser.ConfigParser(); c.read(ROOT / 'settings.ini')
+    url = c['DEFAULT'].get('git_url', '').rstrip('/')
+    return sorted({u for u in (url.split('://')[-1], 'github.com/prism-nb') if u})
+
+_re_attr = re.compile(r'''\b(?:href|src)\s*=\s*["']?([^"'\s>]+)''', re.I)
+def check_repo_links(docs: Path, problems) -> int:
+    "No href or src in any HTML file of the site (_repo/ included) points at the repository's nonexistent host."
+    hosts, n = [h.lower() for h in repo_hosts()], 0
+    for f in sorted(docs.rglob('*.html')):
+        for url in _re_attr.findall(f.read_text(errors='replace')):
+            if any(h in url.lower() for h in hosts):
+                n += 1
+                if n <= 20: problems.append(f'{f.relative_to(docs)}: link to {url}, which is not where this repository lives')
+    if n > 20: problems.append(f'... and {n - 20} more links to {hosts}')
+    return n
 
 def status_of(url: str) -> tuple:
     "HTTP status of a page, and the ids its HTML defines (id= or name=), which a #fragment may name."
@@ -156,8 +306,9 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
         if not Path(exe).exists():
             print(f'FAIL: {exe} not found: apt-get install -y chromium chromium-driver'); return 1
     srv, base = serve(docs)
-    problems, n_img, n_links, n_math, site_links = [], 0, 0, 0, set()
+    problems, n_img, n_links, n_math, site_links, figures, n_cells = [], 0, 0, 0, set(), [], 0
     t0 = time.time()
+    n_repo = check_repo_links(docs, problems)
     with tempfile.TemporaryDirectory(prefix='chromium-profile-') as profile:
         wd = WebDriver(chromium, chromedriver, profile)
         try:
@@ -168,6 +319,9 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
                 wait(wd, READY_JS, lambda r: r == 'complete', 10)
                 n_mjx = check_math(wd, page, problems)
                 check_overflow(wd, page, problems)
+                check_figures(wd, page, base, docs, problems, figures)
+                n_cells += check_tables(wd, page, problems)
+                if Path(page).name != 'search.html': check_search_box(wd, page, problems)
                 time.sleep(0.3)  # late console messages
                 imgs, links, logs = wd.js(IMAGES_JS), wd.js(LINKS_JS), wd.console()
                 for src, full, complete, width in imgs:
@@ -193,6 +347,14 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
             problems.append(f'{page}: link to a missing anchor: {l[len(base) - 1:]}')
     srv.shutdown(); srv.server_close()
     n_frag = sum(bool(l.partition('#')[2]) for _, l in site_links)
+    if figures:
+        print(f'figures: smallest text as shown at a 1280-px window (effective pt = font pt * dpi * shown/natural / '
+              f'{PX_PER_IN}; at least {MIN_PT:g}):')
+        for page, src, natural, shown, dpi, font, eff, why in figures:
+            print(f'  {"FAIL" if eff < MIN_PT - 1e-6 else "ok  "} {eff:4.1f} pt  {page}: {src}  {shown:.0f}/{natural} px, '
+                  f'{f"{dpi:.0f} dpi" if dpi else "100 dpi assumed"}, {font:g} pt ({why})')
+    print(f'{len(figures)} matplotlib figures sized, {n_cells} table cells with a digit looked at, '
+          f'{n_repo} links to the repository\'s nonexistent host')
     print(f'checked {len(pages)} pages, {n_img} images, {n_math} typeset formulas, {n_links} links ({len(targets)} distinct '
           f'pages within the site, each fetched; {n_frag} links with a #fragment, each found) in {time.time() - t0:.1f} s')
     for p in problems: print('FAIL:', p)
