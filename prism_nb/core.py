@@ -4,7 +4,8 @@
 
 # %% ../nbs/00_core.ipynb #af008bbc
 from __future__ import annotations
-import contextlib, hashlib, json, os, random, re, stat, sys, tempfile, unicodedata, warnings
+import contextlib, contextvars, hashlib, json, os, random, re, stat, sys, tempfile, warnings
+import unicodedata
 from dataclasses import dataclass, fields
 from collections.abc import Mapping, Set
 from pathlib import Path
@@ -20,7 +21,7 @@ __all__ = ['PLUGIN_GROUP', 'NAME_RULE', 'PATH_RULE', 'ISMTS', 'seed_everything',
            'cache_dir', 'ConfigError', 'folder_path', 'results_root', 'sha256_file', 'sha256_bytes', 'open_regular',
            'atomic_write', 'atomic_write_json', 'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz',
            'digest_path', 'write_cache', 'read_cache', 'cached_arrays', 'config_id', 'derive_seed', 'PluginError',
-           'plugin_specs', 'load_plugins', 'missing_plugins', 'loaded_entry_points', 'is_registered',
+           'plugin_specs', 'load_plugins', 'missing_plugins', 'loaded_entry_points', 'is_registered', 'reading_data',
            'check_registry_name', 'claim_name', 'UnknownName', 'Registry']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
@@ -586,14 +587,28 @@ def loaded_entry_points() -> list:
     return [dict(_ENTRY_POINTS[k]) for k in sorted(_ENTRY_POINTS)]
 
 # %% ../nbs/00_core.ipynb #b86dc451
+_READING_DATA = contextvars.ContextVar('reading_data', default=False)  # see `reading_data`
+
+
 def is_registered(
     name,  # a method, condition or task name
     registry: dict,  # the registry it belongs in
 ) -> bool:
     "Whether `name` is in `registry`, importing the installed plugin packages first when it is not."
-    if name not in registry:
+    if name not in registry and not _READING_DATA.get():
         load_plugins()
     return name in registry
+
+
+@contextlib.contextmanager
+def reading_data():
+    "A block reading files as data (records): a name no registry has imports no plugin package."
+    token = _READING_DATA.set(True)
+    try:
+        yield
+    finally:
+        _READING_DATA.reset(token)
+
 
 # %% ../nbs/00_core.ipynb #a770f172
 NAME_RULE = r'[A-Za-z0-9_.+-]+'  # what a registered name is made of (a regular expression)

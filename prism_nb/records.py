@@ -4,13 +4,13 @@
 
 # %% ../nbs/07a_records.ipynb #8c4d08f8
 from __future__ import annotations
-import json, math, re
+import importlib.metadata, json, math, re
 from pathlib import Path, PurePosixPath
 
 from filelock import FileLock, Timeout
 
 from .core import config_id, atomic_write_json, json_ready
-from .core import PluginError, ConfigError, open_regular, missing_plugins
+from .core import PluginError, ConfigError, open_regular, missing_plugins, reading_data
 from .config import make_config, record_path, results_dir_of, task_of
 
 # %% auto #0
@@ -131,11 +131,23 @@ def _check_averages(rec: dict, task, cfg: dict, path):
             )
 
 # %% ../nbs/07a_records.ipynb #80753ce0
-def _check_config(cfg, path, plugins=()) -> dict:
+def _absent_distributions(entry_points) -> list:
+    "'dist==version' of each plugin package a record names that is not installed here."
+    out = []
+    for ep in entry_points:
+        try:
+            importlib.metadata.version(ep['dist'])
+        except importlib.metadata.PackageNotFoundError:
+            out.append(f"{ep['dist']}=={ep['version']}")
+    return out
+
+
+def _check_config(cfg, path, plugins=(), entry_points=()) -> dict:
     if not isinstance(cfg, dict):
         _damaged(path, f"config is {type(cfg).__name__}, not a dict")
     try:
-        made = make_config(**cfg)
+        with reading_data():  # a name no registry has imports no installed plugin package
+            made = make_config(**cfg)
     except ConfigError as e:
         missing = missing_plugins(plugins)
         if (
@@ -148,6 +160,19 @@ def _check_config(cfg, path, plugins=()) -> dict:
                 "(load_plugins, or plugins=[...] to run, sweep_configs, load_model, evaluate), "
                 "or pass plugins='record' to load_model/evaluate to load exactly the ones "
                 "it names"
+            ) from None
+        if entry_points:  # made with an installed plugin package: missing or not imported yet
+            absent = _absent_distributions(entry_points)
+            raise PluginError(
+                f"record {path or '(in memory)'} was made with the installed plugin package(s) "
+                f"{[ep['dist'] for ep in entry_points]} and cannot be checked without them ({e}); "
+                "the record is not damaged: "
+                + (
+                    f"install {absent} (pip install {' '.join(absent)}), then "
+                    if absent
+                    else ''
+                )
+                + "import them first (load_plugins(), which imports the installed plugin packages)"
             ) from None
         _damaged(path, f"its config is not a valid config ({e})")
     if made != cfg:
@@ -189,7 +214,7 @@ def check_record(
     for key, kind in [('id', str), ('config', dict), ('metrics', dict), ('timing', dict)]:
         if not isinstance(rec.get(key), kind):
             _damaged(path, f"{key} is missing or not a {kind.__name__}")
-    cfg = _check_config(rec['config'], path, plugins)
+    cfg = _check_config(rec['config'], path, plugins, rec.get('entry_points', []))
     if rec['id'] != config_id(cfg):
         _damaged(path, f"id {rec['id']!r} is not its config's ({config_id(cfg)})")
     if path is not None:

@@ -4,6 +4,7 @@
 
 # %% ../nbs/07e_rescore.ipynb #97e7d804
 from __future__ import annotations
+import os, sys
 from pathlib import Path
 
 import torch
@@ -28,6 +29,16 @@ def record_plugins(
 ) -> list:
     "Load the plugins the caller chose; PluginError naming unloaded ones `named` if it chose none."
     if isinstance(plugins, str) and plugins.strip() == 'record':
+        relative = [p for p in named if p.endswith('.py') or '/' in p or os.sep in p]
+        relative = [p for p in relative if not Path(p).is_absolute()]
+        if relative:  # resolved against the current folder, it could import anyone's file
+            raise PluginError(
+                f"{where} names plugin file(s) {relative} by a relative path; plugins='record' "
+                "imports only module names and absolute paths: pass plugins=[...] yourself"
+            )
+        new = missing_plugins(named)
+        if new:
+            print(f"plugins='record': importing {new}, as {where} names them", file=sys.stderr)
         return load_plugins(named)
     chosen = load_plugins(plugins)
     missing = missing_plugins(named)

@@ -323,3 +323,46 @@ def test_a_task_naming_a_path_out_of_its_folder_is_refused_before_any_work(tmp_p
         raised(lambda: run(dict(QUICK, method='erm'), results_dir=tmp_path, progress=False), 'ConfigError',
                'task joints record_stem part')
     assert loads == [] and not list(Path(tmp_path).rglob('*.json'))
+
+
+def test_a_checkpoints_folder_linked_to_another_disk_is_the_users_to_make(tmp_path):
+    from prism_nb.rescore import load_model
+    (tmp_path / 'results').mkdir()
+    (tmp_path / 'other_disk').mkdir()
+    (tmp_path / 'results' / 'checkpoints').symlink_to(tmp_path / 'other_disk')
+    cfg = dict(QUICK, method='erm')
+    rec = run(cfg, results_dir=tmp_path / 'results', progress=False)
+    again = read_record(record_path(make_config(**cfg), tmp_path / 'results'))  # its own record loads
+    model, _ = load_model(again)
+    assert again['run_uid'] == rec['run_uid'] and list((tmp_path / 'other_disk').rglob('*.pt'))
+    run(cfg, results_dir=tmp_path / 'results', progress=False, force=True)
+    assert len(list((tmp_path / 'other_disk').rglob('*.pt'))) == 1  # the replaced model removed there
+
+
+def test_plugins_record_says_what_it_imports_and_refuses_relative_paths(tmp_path, capsys):
+    from prism_nb.core import PluginError
+    from prism_nb.rescore import record_plugins
+    with pytest.raises(PluginError, match=r"relative path; plugins='record' imports only"):
+        record_plugins(['my_method.py'], 'record', 'record x.json')
+    (tmp_path / 'announced_plugin.py').write_text('VALUE = 1\n')
+    record_plugins([str(tmp_path / 'announced_plugin.py')], 'record', 'record y.json')
+    assert f"importing ['{tmp_path / 'announced_plugin.py'}'], as record y.json names them" in capsys.readouterr().err
+
+
+def test_reading_a_record_imports_no_plugin_and_names_a_missing_distribution(tmp_path, monkeypatch):
+    import json
+    from prism_nb import core
+    from prism_nb.core import PluginError
+    cfg = dict(QUICK, method='erm')
+    rec = run(cfg, results_dir=tmp_path, progress=False)
+    path = record_path(make_config(**cfg), tmp_path)
+    data = json.loads(path.read_text())
+    data['config']['method'] = 'gonemethod'
+    data['entry_points'] = [dict(name='gone', value='gone_pkg', dist='gone-pkg', version='1.2.3')]
+    path.write_text(json.dumps(data))
+    calls = []
+    monkeypatch.setattr(core, 'load_plugins', lambda *a, **k: calls.append(a) or [])
+    with pytest.raises(PluginError, match=r"pip install gone-pkg==1\.2\.3") as e:
+        read_record(path)
+    assert 'not damaged' in str(e.value) and calls == []  # no installed plugin package imported
+    assert rec['config']['method'] == 'erm'
