@@ -100,7 +100,8 @@ def evaluate_shortcut(algo, data: TaskData, cfg: dict) -> dict:
     "Accuracy per test set, mask-following rate, average and worst group accuracy, in %."
     preds = {k: predict(algo, x).cpu() for k, x in data.tests.items()}
     metrics = {k: percent_correct(preds[k], x.y) for k, x in data.tests.items()}
-    pat = data.extra['patterns']
+    # a test set may be the first windows only (`probe_task_hooks` scores 16): its patterns with it
+    pat = {k: p[: len(data.tests[k])] for k, p in data.extra['patterns'].items()}
     groups = group_accuracies(preds['neutral'], data.tests['neutral'].y, pat['neutral'])
     return dict(
         metrics=metrics,
@@ -453,11 +454,13 @@ def _mean_curve(ax, frame, by: str, col: str, scale: float = 1, **style):
 
 # %% ../nbs/14_analysis.ipynb #1e3746eb
 def plot_analysis_severity_shortcut(sev, sc, axes=None):
-    "Four panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
+    "2 x 2 panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
     import matplotlib.pyplot as plt, seaborn as sns
 
-    if axes is None:
-        _, axes = plt.subplots(1, 4, figsize=(16, 3.6))
+    own = axes is None
+    if own:  # two rows of two: legible at a page's width
+        _, axes = plt.subplots(2, 2, figsize=(8, 6.4))
+    axes = np.asarray(axes).ravel()
     conds = SEVERITY_DESIGN['conditions']
     colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     CB = sns.color_palette('colorblind')
@@ -472,8 +475,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
         )
     axes[0].set_xlabel('shifted test windows (%)')
     axes[0].set_ylabel('accuracy (%)')
-    axes[0].set_title('Shift severity (ERM solid, PRISM dashed)')
-    axes[0].legend(fontsize=8, ncol=2)
+    axes[0].set_title('Shift severity\n(ERM solid, PRISM dashed)')
     palette = dict(zip(['aligned', 'neutral', 'conflicting'], sns.color_palette('colorblind', 3)))
     sc = sc[(sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
     for m in ['erm', 'prism']:
@@ -493,16 +495,28 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
             label = shown if m == 'erm' else None
             _mean_curve(axes[3], g, 'rho', k, ls=ls[m], color=col, label=label)
     for ax, t, y in [
-        (axes[1], 'Shortcut strength (ERM solid, PRISM dashed)', 'accuracy (%)'),
+        (axes[1], 'Shortcut strength\n(ERM solid, PRISM dashed)', 'accuracy (%)'),
         (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
-        (axes[3], '(class, pattern) groups, neutral test set', 'accuracy (%)'),
+        (axes[3], '(class, pattern) groups,\nneutral test set', 'accuracy (%)'),
     ]:
-        ax.set_xlabel('rho (share of source windows with their class\'s pattern)')
+        ax.set_xlabel('rho (share of source windows\nwith their class\'s pattern)')
         ax.set_title(t)
         ax.set_ylabel(y)
-        ax.legend(fontsize=8)
+        ax.legend()
     for ax in axes:
         ax.grid(alpha=0.3)
+    fig = axes[0].figure
+    if own:
+        fig.tight_layout()
+    if axes[0].get_legend_handles_labels()[0]:  # the eight conditions: above the panels
+        fig.legend(
+            *axes[0].get_legend_handles_labels(),
+            ncol=4,
+            loc='lower center',
+            bbox_to_anchor=(0.5, 1.0),
+            frameon=False,
+            title='test condition (first panel)',
+        )
     return axes
 
 # %% ../nbs/14_analysis.ipynb #eae78eeb
@@ -513,8 +527,16 @@ def plot_backbone_severity(
     import matplotlib.pyplot as plt, seaborn as sns
     from prism_nb.backbones import BACKBONE_DISPLAY
 
-    if axes is None:
-        _, axes = plt.subplots(1, len(backbones), figsize=(3.2 * len(backbones), 3.2), sharey=True)
+    own = axes is None
+    if own:  # rows of three panels: legible at a page's width
+        rows = -(-len(backbones) // 3)
+        _, axes = plt.subplots(
+            rows, min(3, len(backbones)), figsize=(8, 2.7 * rows + 0.2), sharex=True, sharey=True,
+            squeeze=False,
+        )
+        for ax in axes.flat[len(backbones):]:
+            ax.set_visible(False)
+    axes = np.asarray(axes).ravel()
     conds = SEVERITY_DESIGN['conditions']
     colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     s = sev[(sev.method == 'erm') & (sev.channels == 'acc_gyro')]
@@ -529,10 +551,24 @@ def plot_backbone_severity(
             if n
             else f'{BACKBONE_DISPLAY[b]} (no records)'
         )
-        ax.set_xlabel('shifted test windows (%)')
+        spec = ax.get_subplotspec()
+        if spec is None or spec.is_last_row():
+            ax.set_xlabel('shifted test windows (%)')
+        if spec is None or spec.is_first_col():
+            ax.set_ylabel('ERM accuracy (%)')
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel('ERM accuracy (%)')
-    axes[0].legend(fontsize=8)
+    fig = axes[0].figure
+    if own:
+        fig.tight_layout()
+    if axes[0].get_legend_handles_labels()[0]:  # the conditions, once, above the panels
+        fig.legend(
+            *axes[0].get_legend_handles_labels(),
+            ncol=4,
+            loc='lower center',
+            bbox_to_anchor=(0.5, 1.0),
+            frameon=False,
+            title='test condition',
+        )
     return axes
 
 # %% ../nbs/14_analysis.ipynb #f6bd441b
@@ -619,8 +655,9 @@ def plot_concentration(
     "Accuracy (mean over regions, ± se) vs. share of steps in the region, a panel per width."
     import matplotlib.pyplot as plt, seaborn as sns
 
-    if axes is None:
-        _, axes = plt.subplots(1, len(widths), figsize=(3.6 * len(widths), 3.3), sharey=True)
+    own = axes is None
+    if own:
+        _, axes = plt.subplots(1, len(widths), figsize=(2.8 * len(widths), 3), sharey=True)
     methods = list(dict.fromkeys(conc.method)) if len(conc) else []
     colors = dict(zip(methods, sns.color_palette('colorblind', max(len(methods), 1))))
     for ax, w in zip(axes, widths):
@@ -643,11 +680,20 @@ def plot_concentration(
                 linestyle='-' if len(st) > 1 else 'none',
                 label=f"{m} ({int(st['n'].max())} seeds)",
             )
-        ax.set_title(f'steps inside {w:.0%} of the window')
-        ax.set_xlabel('share of the steps inside the region')
+        ax.set_title(f'steps inside {w:.0%}\nof the window')
+        ax.set_xlabel('share of the steps\ninside the region')
     axes[0].set_ylabel('accuracy (%)')
-    if methods:
-        axes[-1].legend(fontsize=7, loc='lower left')
+    fig = axes[0].figure
+    if own:
+        fig.tight_layout()
+    if methods:  # above the panels, out of the curves' way (seeds: of the last panel)
+        fig.legend(
+            *axes[-1].get_legend_handles_labels(),
+            ncol=min(len(methods), 4),
+            loc='lower center',
+            bbox_to_anchor=(0.5, 1.0),
+            frameon=False,
+        )
     return axes
 
 # %% ../nbs/14_analysis.ipynb #060d6cc5

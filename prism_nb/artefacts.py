@@ -315,8 +315,8 @@ def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) ->
 # %% ../nbs/11a_artefacts.ipynb #f178c05a
 def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
     "Two panels (Random; mean of shifted conditions): accuracy per backbone and method, mean ± se."
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(12, 3.6), sharey=True)
+    if axes is None:  # one above the other: legible at a page's width
+        _, axes = plt.subplots(2, 1, figsize=(7.2, 5.4), sharex=True, sharey=True)
     names = [algorithm_class(m).display for m in BACKBONE_TABLE_METHODS]
     colors = dict(zip(names, sns.color_palette('colorblind', len(names))))
     recs = (
@@ -371,13 +371,13 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
         ax.set_ylim(
             min(40, 10 * np.floor((lowest - 3) / 10)), 100
         )  # down to the lowest bar: a collapsed run stays visible
-    axes[0].set_ylabel('accuracy (%)')
+    for ax in axes:
+        ax.set_ylabel('accuracy (%)')
     axes[0].figure.tight_layout()
     if len(labelled) > 1:
         axes[0].figure.legend(
             *axes[0].get_legend_handles_labels(),
-            fontsize=8,
-            ncol=len(names) + 1,
+            ncol=-(-(len(names) + 1) // 2),
             loc='lower center',
             bbox_to_anchor=(0.5, 1.0),
             frameon=False,

@@ -71,14 +71,20 @@ def plot_class_accuracy(
     import matplotlib.pyplot as plt
 
     rows = list(dict.fromkeys(frame.row))
+    ncols = min(2, len(conditions))  # rows of two panels: legible at a page's width
+    nrows = -(-len(conditions) // ncols)
     fig, axes = plt.subplots(
-        1,
-        len(conditions),
-        figsize=(3.3 * len(conditions), 0.45 * len(rows) + 1.8),
+        nrows,
+        ncols,
+        figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
+        sharex=True,
         sharey=True,
         squeeze=False,
+        layout='constrained',
     )
-    for ax, cond in zip(axes[0], conditions):
+    for ax in axes.flat[len(conditions) :]:
+        ax.set_visible(False)
+    for ax, cond in zip(axes.flat, conditions):
         g = frame[frame.condition == cond].groupby(['row', 'cls'], sort=False).acc.mean().unstack()
         g = g.reindex(index=rows, columns=list(HAR_CLASSES))
         im = ax.imshow(g.to_numpy(float), vmin=0, vmax=100, cmap='viridis', aspect='auto')
@@ -102,5 +108,5 @@ def plot_class_accuracy(
         )
         ax.set_yticks(range(len(rows)), rows)
         ax.set_title(cond)
-    fig.colorbar(im, ax=axes[0].tolist(), label='class accuracy (%)', shrink=0.8)
+    fig.colorbar(im, ax=axes.ravel().tolist(), label='class accuracy (%)', shrink=0.8)
     return fig

@@ -519,7 +519,7 @@ def plot_feature_observation_rates(
         order = sorted(rates.index, key=lambda h: (region[h], h))
         rates, region = rates.loc[order], region.loc[order]
     if ax is None:
-        _, ax = plt.subplots(figsize=(0.35 * rates.shape[1] + 3, 0.22 * len(rates) + 1.5))
+        _, ax = plt.subplots(figsize=(0.25 * rates.shape[1] + 2.6, 0.22 * len(rates) + 1.5))
     # a power scale: vitals are measured almost every hour, labs a few times a day; on a
     # linear scale the labs all look alike
     im = ax.imshow(
@@ -530,7 +530,7 @@ def plot_feature_observation_rates(
         interpolation='nearest',
     )
     ax.set_xticks(range(rates.shape[1]), rates.columns, rotation=90)
-    ax.set_yticks(range(len(rates)), [str(i) for i in rates.index], fontsize=7)
+    ax.set_yticks(range(len(rates)), [str(i) for i in rates.index], fontsize=8)
     ax.set_xlabel('feature')
     ax.set_ylabel(by)
     if region is not None:
@@ -551,7 +551,7 @@ def plot_feature_observation_rates(
                 transform=ax.transData,
             )
     bar = ax.figure.colorbar(
-        im, ax=ax, pad=0.12 if region is not None else 0.05, ticks=[0, 0.02, 0.1, 0.25, 0.5, 1]
+        im, ax=ax, pad=0.2 if region is not None else 0.05, ticks=[0, 0.02, 0.1, 0.25, 0.5, 1]
     )
     bar.set_label('share of recorded hours with the feature measured')
     return ax

@@ -260,7 +260,12 @@ def probe_task_hooks(
 ):
     "The task's `evaluate` on `algo` over a few test windows; TaskHookError if no record holds it."
     task = task_of(cfg)
-    probe = dataclasses.replace(data, tests={k: x[:windows] for k, x in data.tests.items()})
+    # a task keeping things aligned with its test windows (`extra`) is probed on all of them
+    probe = (
+        data
+        if data.extra
+        else dataclasses.replace(data, tests={k: x[:windows] for k, x in data.tests.items()})
+    )
     where = f"task {task.name}: its evaluate(algo, data, cfg) hook"
     with torch.no_grad():
         out = task.evaluate(algo, probe, cfg)

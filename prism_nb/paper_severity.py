@@ -188,9 +188,11 @@ def plot_knob_curves(
 
     f = frame[frame.method == method]
     f = f.assign(drop=100 * relative_drop(f.random, f.accuracy))
-    fig, axes = plt.subplots(
-        1, len(SEVERITY_KNOBS), figsize=(3 * len(SEVERITY_KNOBS), 2.8), sharey=True
-    )
+    rows = -(-len(SEVERITY_KNOBS) // 3)  # rows of three panels: legible at a page's width
+    fig, axes = plt.subplots(rows, 3, figsize=(8, 2.6 * rows + 0.3), sharey=True, squeeze=False)
+    axes = axes.ravel()
+    for ax in axes[len(SEVERITY_KNOBS) :]:
+        ax.set_visible(False)
     for ax, (cond, (knob, _, _)) in zip(axes, SEVERITY_KNOBS.items()):
         g = f[f.condition == cond].groupby('value')['drop']
         m, se = g.mean(), g.sem()
@@ -207,18 +209,24 @@ def plot_knob_curves(
         row = calibration[calibration.condition == cond]
         if len(row):
             ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=0.8, label="paper's ERM")
-            ax.axvline(
-                row.frozen.iloc[0], color='C3', lw=0.8, label=f'frozen: {row.frozen.iloc[0]:g}'
-            )
+            ax.axvline(row.frozen.iloc[0], color='C3', lw=0.8, label='frozen value')
         if knob == 'skew':
             ax.set_xscale('log')
         if knob == 'width':
             ax.invert_xaxis()
-        ax.set_title(cond)
+        ax.set_title(f'{cond} (frozen: {row.frozen.iloc[0]:g})' if len(row) else cond)
         ax.set_xlabel(knob)
-        ax.legend(fontsize=6)
-    axes[0].set_ylabel('drop from Random\n(% of accuracy above chance)')
+    for ax in axes[::3]:
+        ax.set_ylabel('drop from Random\n(% of accuracy above chance)')
     fig.tight_layout()
+    shown = {}  # one legend for every panel, above them
+    for ax in axes:
+        shown |= dict(zip(*ax.get_legend_handles_labels()[::-1]))
+    if shown:
+        fig.legend(
+            shown.values(), shown.keys(), ncol=len(shown), loc='lower center',
+            bbox_to_anchor=(0.5, 1.0), frameon=False,
+        )
     return fig
 
 # %% ../nbs/18_paper_severity.ipynb #609a9633

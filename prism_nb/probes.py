@@ -293,7 +293,7 @@ def plot_branch_information(df, axes=None):
     import matplotlib.pyplot as plt, seaborn as sns
 
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+        _, axes = plt.subplots(1, 2, figsize=(7.4, 3.2))
     colors = dict(zip(PROBE_ENCODERS, sns.color_palette('colorblind', 2)))
     for ax, (k, title, ylabel) in zip(
         axes,
@@ -324,6 +324,6 @@ def plot_branch_information(df, axes=None):
         if k == 'auroc':
             ax.axhline(0.5, color='0.6', lw=0.8, ls=':')
     axes[0].axhline(0, color='0.6', lw=0.8, ls=':')
-    axes[1].legend(fontsize=8, loc='lower left')
+    axes[1].legend(loc='lower left')
     axes[0].figure.tight_layout()
     return axes[0].figure

@@ -600,10 +600,10 @@ def plot_condition_masks(
     v,  # values of one window [L,D]
     masks: dict,  # condition name -> mask [L,D] of that window
     channel_names=None,  # D channel labels
-    ncols: int = 4,  # panels per row
+    ncols: int = 2,  # panels per row
     cmap: str = 'RdBu_r',  # diverging colour map for the (standardized) values
     vlim: float | None = None,  # colour range +-vlim; default: the largest |value|
-    panel_size: tuple = (3.2, 1.5),  # inches per panel
+    panel_size: tuple = (2.9, 1.4),  # inches per panel (2 x 2.9 in + colour bar: a page's width)
     title: str | None = None,  # e.g. the window's activity
 ):
     "Heat maps of one window observed under each condition; returns the matplotlib figure."
@@ -643,8 +643,8 @@ def plot_harc_construction(
     seed: int = 0,  # fixes the drawn windows
     channel_names=None,  # D channel labels
     source: str = 'Random',  # condition marked as the source
-    ncols: int = 4,  # panels per row
-    panel_size: tuple = (3.2, 1.3),  # inches per panel
+    ncols: int = 2,  # panels per row
+    panel_size: tuple = (3.2, 1.4),  # inches per panel (2 x 3.2 in: a page's width)
 ):
     "Schematic of the HAR-C conditions: observed (step, channel) cells of one window each."
     import matplotlib.pyplot as plt

@@ -158,11 +158,14 @@ def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataF
 
 # %% ../nbs/16_sensitivity.ipynb #c27ede86
 def plot_ablations(sens, eff, axes=None):
-    "Four panels: HAR-C Avg. vs r_t, r_f and K (default marked); CPU minutes vs Avg. per method."
-    import matplotlib.pyplot as plt, seaborn as sns
+    "Four panels: HAR-C Avg. vs r_t, r_f, K (default marked) above; CPU minutes vs Avg. per method."
+    import matplotlib.pyplot as plt, numpy as np, seaborn as sns
 
-    if axes is None:
-        _, axes = plt.subplots(1, 4, figsize=(16, 3.4))
+    if axes is None:  # three small panels, the cost panel below them at full width: a page's width
+        fig = plt.figure(figsize=(8, 6.4))
+        grid = fig.add_gridspec(2, 3, height_ratios=[1, 1.25])
+        axes = [fig.add_subplot(grid[0, i]) for i in range(3)] + [fig.add_subplot(grid[1, :])]
+    axes = np.asarray(axes).ravel()
     defaults, CB = algorithm_class('prism').defaults(), sns.color_palette('colorblind')
     for ax, k in zip(axes, SENSITIVITY_GRID):
         g = sens[sens.parameter == k]
@@ -171,7 +174,7 @@ def plot_ablations(sens, eff, axes=None):
             ax.errorbar(st.value, st['mean'], st.se, marker='o', ms=4, capsize=3, color=CB[0])
             d = st[st.value == defaults[k]]
             ax.plot(d.value, d['mean'], 'o', ms=9, mfc='none', mec=CB[3], label='default')
-            ax.legend(fontsize=8)
+            ax.legend()
         ax.set_xlabel(SENSITIVITY_LABELS[k])
         ax.set_ylabel('HAR-C Avg. accuracy (%)')
     ax = axes[3]
@@ -192,8 +195,7 @@ def plot_ablations(sens, eff, axes=None):
         ax.annotate(
             r.name,
             (r.cpu_minutes, r.avg),
-            fontsize=7,
-            xytext=(4, 2 if i % 2 else -8),
+            xytext=(4, 2 if i % 2 else -9),
             textcoords='offset points',
         )
     from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
@@ -204,6 +206,6 @@ def plot_ablations(sens, eff, axes=None):
     ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_title('Training cost vs. accuracy', fontsize=9)
+    ax.set_title('Training cost vs. accuracy')
     axes[0].figure.tight_layout()
     return axes[0].figure
