@@ -4,7 +4,7 @@
 
 # %% ../nbs/07d_experiment.ipynb #596da726
 from __future__ import annotations
-import dataclasses, math, os, platform, stat, sys, time, uuid, warnings
+import math, os, platform, random, stat, sys, time, uuid, warnings
 from pathlib import Path
 
 import numpy as np
@@ -256,19 +256,15 @@ def probe_task_hooks(
     cfg: dict,  # the run's config
     data: TaskData,  # the task's checked windows (`check_task_data`)
     algo,  # the untrained model
-    windows: int = 16,  # test windows per test set the probe scores
 ):
-    "The task's `evaluate` on `algo` over a few test windows; TaskHookError if no record holds it."
+    "The task's `evaluate` on the untrained `algo`; TaskHookError if no record could hold it."
     task = task_of(cfg)
-    # a task keeping things aligned with its test windows (`extra`) is probed on all of them
-    probe = (
-        data
-        if data.extra
-        else dataclasses.replace(data, tests={k: x[:windows] for k, x in data.tests.items()})
-    )
     where = f"task {task.name}: its evaluate(algo, data, cfg) hook"
-    with torch.no_grad():
-        out = task.evaluate(algo, probe, cfg)
+    state = random.getstate(), np.random.get_state()
+    with torch.no_grad(), torch.random.fork_rng():  # the run's random streams are left untouched
+        out = task.evaluate(algo, data, cfg)
+    random.setstate(state[0])
+    np.random.set_state(state[1])
     metrics = out.get('metrics') if isinstance(out, dict) else None
     if not isinstance(metrics, dict) or not metrics:
         raise TaskHookError(
