@@ -24,9 +24,9 @@ def draws_in_new_process(seed_env: str) -> dict:
 
 def test_draws_are_the_same_in_two_processes():
     a, b = draws_in_new_process('1'), draws_in_new_process('2')
-    assert set(a) == set(method_names()) and len(a) == 14
+    assert len(a) == 14 and set(a) <= set(method_names())  # the built-ins (other tests may add methods here)
     assert a == b
-    here = {m: [draw_hparams(m, d) for d in DRAWS] for m in method_names()}
+    here = {m: [draw_hparams(m, d) for d in DRAWS] for m in a}
     assert json.loads(json.dumps(here)) == a  # and the same as in this process
     assert all(ds[0] == {} for ds in a.values())  # draw 0: the defaults
     assert all(ds[1] != ds[2] for ds in a.values())
