@@ -453,6 +453,16 @@ def _mean_curve(ax, frame, by: str, col: str, scale: float = 1, **style):
         ax.errorbar(st[by] * scale, st['mean'], st.se, marker='o', ms=3, capsize=2, **style)
 
 # %% ../nbs/14_analysis.ipynb #1e3746eb
+def _legend_above(axes, title: str):
+    "The first panel's legend once, above all panels, in four columns (none if it has no labels)."
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        axes[0].figure.legend(
+            handles, labels, ncol=4, loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False,
+            title=title,
+        )
+
+
 def plot_analysis_severity_shortcut(sev, sc, axes=None):
     "2 x 2 panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
     import matplotlib.pyplot as plt, seaborn as sns
@@ -508,15 +518,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
     fig = axes[0].figure
     if own:
         fig.tight_layout()
-    if axes[0].get_legend_handles_labels()[0]:  # the eight conditions: above the panels
-        fig.legend(
-            *axes[0].get_legend_handles_labels(),
-            ncol=4,
-            loc='lower center',
-            bbox_to_anchor=(0.5, 1.0),
-            frameon=False,
-            title='test condition (first panel)',
-        )
+    _legend_above(axes, 'test condition (first panel)')  # the eight conditions
     return axes
 
 # %% ../nbs/14_analysis.ipynb #eae78eeb
@@ -560,15 +562,7 @@ def plot_backbone_severity(
     fig = axes[0].figure
     if own:
         fig.tight_layout()
-    if axes[0].get_legend_handles_labels()[0]:  # the conditions, once, above the panels
-        fig.legend(
-            *axes[0].get_legend_handles_labels(),
-            ncol=4,
-            loc='lower center',
-            bbox_to_anchor=(0.5, 1.0),
-            frameon=False,
-            title='test condition',
-        )
+    _legend_above(axes, 'test condition')
     return axes
 
 # %% ../nbs/14_analysis.ipynb #f6bd441b
