@@ -73,7 +73,7 @@ def defaults(cls: Algorithm) -> dict:
     "Default hyperparameters."
     return dict(lr=1e-3, weight_decay=0.0)
 
-
+# %% ../nbs/04_algorithms.ipynb #bbd6195f
 @patch(cls_method=True)
 def hparam_space(cls: Algorithm) -> dict:
     "Valid values per hyperparameter: (lo, hi) for a number, a set for a choice (as DomainBed's)."
@@ -96,7 +96,7 @@ def update(self: Algorithm, batch: ISMTS) -> dict:
     "One training step on `batch`; returns the losses (0-d tensors, on the device till epoch end)."
     raise NotImplementedError
 
-
+# %% ../nbs/04_algorithms.ipynb #cce96d30
 @patch
 def predict(self: Algorithm, v, m, t) -> torch.Tensor:
     "Class logits [B, C]."
@@ -166,6 +166,45 @@ def method_names(
     names = [n for n, c in ALGORITHMS.items() if not (single_source and c.needs_domains)]
     return sorted(names, key=lambda n: (GROUP_ORDER.index(ALGORITHMS[n].group), n))
 
+# %% ../nbs/04_algorithms.ipynb #69be8302
+def _hparam_type_ok(
+    v,  # the user's value
+    ref,  # the method's default for it
+) -> bool:
+    "Whether `v` has the type of its default `ref` (any number for a float or a None default)."
+    number = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if isinstance(ref, bool):
+        return isinstance(v, bool)
+    if isinstance(ref, int):
+        return isinstance(v, int) and not isinstance(v, bool)
+    if isinstance(ref, float):
+        return number
+    if ref is None:
+        return v is None or number
+    return isinstance(v, type(ref))
+
+# %% ../nbs/04_algorithms.ipynb #52990ea7
+def _check_hparam_range(
+    k: str,  # the hyperparameter
+    v,  # its value, of the right type
+    allowed,  # its `hparam_space` entry: (lo, hi), a set of choices, or None (anything)
+    display: str,  # the method's name, for the message
+):
+    "ValueError unless `v` lies in `allowed`."
+    if (
+        isinstance(allowed, tuple)
+        and v is not None
+        and not (math.isfinite(v) and allowed[0] <= v <= allowed[1])
+    ):
+        raise ValueError(
+            f"hyperparameter {k!r} of {display} must be in [{allowed[0]}, {allowed[1]}], got {v!r}"
+        )
+    if isinstance(allowed, (set, frozenset)) and v not in allowed:
+        raise ValueError(
+            f"hyperparameter {k!r} of {display} must be one of {sorted(allowed, key=str)}, "
+            f"got {v!r}"
+        )
+
 # %% ../nbs/04_algorithms.ipynb #587fde9a
 def check_hparams(
     name: str,  # a registered method
@@ -188,38 +227,12 @@ def check_hparams(
                 f"{sorted(set(defaults) - set(reserved))}"
             )
         ref = defaults[k]
-        number = isinstance(v, (int, float)) and not isinstance(v, bool)
-        ok = (
-            isinstance(v, bool)
-            if isinstance(ref, bool)
-            else isinstance(v, int) and not isinstance(v, bool)
-            if isinstance(ref, int)
-            else number
-            if isinstance(ref, float)
-            else v is None or number
-            if ref is None
-            else isinstance(v, type(ref))
-        )
-        if not ok:
+        if not _hparam_type_ok(v, ref):
             raise TypeError(
                 f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its "
                 f"default {ref!r}, got {type(v).__name__} {v!r}"
             )
-        allowed = space.get(k)
-        if (
-            isinstance(allowed, tuple)
-            and v is not None
-            and not (math.isfinite(v) and allowed[0] <= v <= allowed[1])
-        ):
-            raise ValueError(
-                f"hyperparameter {k!r} of {cls.display} must be in [{allowed[0]}, {allowed[1]}], "
-                f"got {v!r}"
-            )
-        if isinstance(allowed, (set, frozenset)) and v not in allowed:
-            raise ValueError(
-                f"hyperparameter {k!r} of {cls.display} must be one of {sorted(allowed, key=str)}, "
-                f"got {v!r}"
-            )
+        _check_hparam_range(k, v, space.get(k), cls.display)
     return dict(hparams)
 
 # %% ../nbs/04_algorithms.ipynb #45d59756
@@ -322,6 +335,25 @@ def rank_in_group(
     rank[order] = torch.arange(len(inverse), device=inverse.device) - starts[inverse[order]]
     return rank
 
+# %% ../nbs/04_algorithms.ipynb #75a5a195
+def _take_cycling(
+    streams: list,  # per domain, its shuffled window indices (reshuffled in place when used up)
+    pos: list,  # per domain, how far its stream is used (updated)
+    j: int,  # the domain
+    need: int,  # windows to take
+    g: torch.Generator,  # CPU generator for the reshuffles
+) -> list:
+    "`need` window indices from domain `j`'s stream, reshuffling it whenever it runs out."
+    parts = []
+    while need:
+        if pos[j] == len(streams[j]):
+            streams[j], pos[j] = streams[j][torch.randperm(len(streams[j]), generator=g)], 0
+        chunk = streams[j][pos[j] : pos[j] + need]
+        parts.append(chunk)
+        pos[j] += len(chunk)
+        need -= len(chunk)
+    return parts
+
 # %% ../nbs/04_algorithms.ipynb #d7a48043
 def domain_batches(
     n: int,  # windows in the training set
@@ -356,14 +388,7 @@ def domain_batches(
         ).tolist()
         parts = []
         for j in chosen:
-            need = per
-            while need:
-                if pos[j] == len(streams[j]):
-                    streams[j], pos[j] = streams[j][torch.randperm(len(streams[j]), generator=g)], 0
-                chunk = streams[j][pos[j] : pos[j] + need]
-                parts.append(chunk)
-                pos[j] += len(chunk)
-                need -= len(chunk)
+            parts += _take_cycling(streams, pos, j, per, g)
             left[j] -= per
         batches.append(torch.cat(parts))
     return batches
@@ -729,18 +754,20 @@ class Mixup(DomainBatches, ERM):
         v = (lam[:, None, None] * batch.v + (1 - lam[:, None, None]) * batch.v[partner]) * m
         return v, m, t, batch.y, batch.y[partner], lam
 
-    def update(self, batch):
-        "One step on the mixed windows, `lam`-weighted cross-entropies; returns {'loss': 0-d}."
-        v, m, t, y_a, y_b, lam = self.mix(batch)
-        logits = self.predict(v, m, t)
-        loss = (
-            lam * F.cross_entropy(logits, y_a, reduction='none')
-            + (1 - lam) * F.cross_entropy(logits, y_b, reduction='none')
-        ).mean()
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
-        return {'loss': loss.detach()}
+# %% ../nbs/04_algorithms.ipynb #3f29d434
+@patch
+def update(self: Mixup, batch):
+    "One step on the mixed windows, `lam`-weighted cross-entropies; returns {'loss': 0-d}."
+    v, m, t, y_a, y_b, lam = self.mix(batch)
+    logits = self.predict(v, m, t)
+    loss = (
+        lam * F.cross_entropy(logits, y_a, reduction='none')
+        + (1 - lam) * F.cross_entropy(logits, y_b, reduction='none')
+    ).mean()
+    self.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    self.optimizer.step()
+    return {'loss': loss.detach()}
 
 # %% ../nbs/04_algorithms.ipynb #2b9c6285
 def adam_first_step(
@@ -776,6 +803,32 @@ class MLDG(DomainBatches, ERM):
         meta_train, meta_test = perm[: n_groups - n_test], perm[n_groups - n_test :]
         return [(i, meta_test[k % n_test]) for k, i in enumerate(meta_train)]
 
+# %% ../nbs/04_algorithms.ipynb #eafb1695
+def _mldg_pair_grads(
+    model,  # the MLDG method
+    xi: ISMTS,  # meta-train windows, of domain i
+    xj: ISMTS,  # as many meta-test windows, of domain j
+    params: list,  # the trainable parameters
+    names: list,  # their names
+) -> tuple:
+    "Gradients of i's risk at theta and of j's at theta' (one inner step on i), and the two risks."
+    hp = model.hparams
+    loss_i = F.cross_entropy(model.predict(xi.v, xi.m, xi.t), xi.y)
+    g_i = torch.autograd.grad(loss_i, params, allow_unused=True)
+    g_i = [torch.zeros_like(p) if g is None else g for p, g in zip(params, g_i)]
+    inner = [
+        (
+            p.detach() - adam_first_step(g + hp['weight_decay'] * p.detach(), hp['lr'])
+        ).requires_grad_()
+        for p, g in zip(params, g_i)
+    ]
+    # the held-out pass must not move BN statistics
+    buffers = {k: b.clone() for k, b in model.named_buffers()}
+    inputs = {**dict(zip(names, inner)), **buffers}
+    loss_j = F.cross_entropy(functional_call(model, inputs, (xj.v, xj.m, xj.t)), xj.y)
+    g_j = torch.autograd.grad(loss_j, inner, allow_unused=True)
+    return g_i, g_j, loss_i, loss_j
+
 # %% ../nbs/04_algorithms.ipynb #6a046ff5
 @patch
 def update(self: MLDG, batch):
@@ -790,23 +843,7 @@ def update(self: MLDG, batch):
     for i, j in pairs:
         xi, xj = batch[inverse == i], batch[inverse == j]
         n = min(len(xi), len(xj))
-        xi, xj = xi[:n], xj[:n]
-        loss_i = F.cross_entropy(self.predict(xi.v, xi.m, xi.t), xi.y)
-        g_i = torch.autograd.grad(loss_i, params, allow_unused=True)
-        g_i = [torch.zeros_like(p) if g is None else g for p, g in zip(params, g_i)]
-        inner = [
-            (
-                p.detach() - adam_first_step(g + hp['weight_decay'] * p.detach(), hp['lr'])
-            ).requires_grad_()
-            for p, g in zip(params, g_i)
-        ]
-        buffers = {
-            k: b.clone() for k, b in self.named_buffers()
-        }  # the held-out pass must not move BN statistics
-        loss_j = F.cross_entropy(
-            functional_call(self, {**dict(zip(names, inner)), **buffers}, (xj.v, xj.m, xj.t)), xj.y
-        )
-        g_j = torch.autograd.grad(loss_j, inner, allow_unused=True)
+        g_i, g_j, loss_i, loss_j = _mldg_pair_grads(self, xi[:n], xj[:n], params, names)
         for acc, a, b in zip(total, g_i, g_j):
             acc += (a if b is None else a + hp['mldg_beta'] * b) / len(counts)
         objective += loss_i.detach().double() + hp['mldg_beta'] * loss_j.detach().double()
@@ -857,35 +894,39 @@ class DANN(ERM):
             [*self.featurizer.parameters(), *self.classifier.parameters()], betas=(hp['beta1'], 0.9)
         )
 
-    @classmethod
-    def defaults(cls):
-        return {
-            **super().defaults(),
-            'lambda': 1.0,
-            'd_steps_per_g_step': 1,
-            'grad_penalty': 0.0,
-            'beta1': 0.5,
-            'lr_d': None,
-            'weight_decay_d': 0.0,
-            'mlp_width': 256,
-            'mlp_depth': 3,
-            'mlp_dropout': 0.0,
-        }
+# %% ../nbs/04_algorithms.ipynb #99b5f6dd
+@patch(cls_method=True)
+def defaults(cls: DANN) -> dict:
+    "DANN's defaults: ERM's, the adversarial settings and the discriminator's."
+    return {
+        **super(DANN, cls).defaults(),
+        'lambda': 1.0,
+        'd_steps_per_g_step': 1,
+        'grad_penalty': 0.0,
+        'beta1': 0.5,
+        'lr_d': None,
+        'weight_decay_d': 0.0,
+        'mlp_width': 256,
+        'mlp_depth': 3,
+        'mlp_dropout': 0.0,
+    }
 
-    @classmethod
-    def hparam_space(cls):
-        return {
-            **super().hparam_space(),
-            'lambda': (0.0, 1e3),
-            'd_steps_per_g_step': (1, 100),
-            'grad_penalty': (0.0, 1e3),
-            'beta1': (0.0, 0.999),
-            'lr_d': (1e-8, 10.0),
-            'weight_decay_d': (0.0, 1.0),
-            'mlp_width': (1, 8192),
-            'mlp_depth': (1, 32),
-            'mlp_dropout': (0.0, 0.99),
-        }
+# %% ../nbs/04_algorithms.ipynb #02bea94b
+@patch(cls_method=True)
+def hparam_space(cls: DANN) -> dict:
+    "The ranges of DANN's own hyperparameters."
+    return {
+        **super(DANN, cls).hparam_space(),
+        'lambda': (0.0, 1e3),
+        'd_steps_per_g_step': (1, 100),
+        'grad_penalty': (0.0, 1e3),
+        'beta1': (0.0, 0.999),
+        'lr_d': (1e-8, 10.0),
+        'weight_decay_d': (0.0, 1.0),
+        'mlp_width': (1, 8192),
+        'mlp_depth': (1, 32),
+        'mlp_dropout': (0.0, 0.99),
+    }
 
 # %% ../nbs/04_algorithms.ipynb #a3f58762
 @patch
@@ -1112,34 +1153,38 @@ class Diversify(ERM):
             params(self.bottleneck, self.classifier, self.discriminator), betas=betas
         )
 
-    @classmethod
-    def defaults(cls):
-        return {
-            **super().defaults(),
-            'latent_domain_num': 3,
-            'alpha': 0.1,
-            'alpha1': 0.1,
-            'lam': 0.0,
-            'bottleneck': 256,
-            'dis_hidden': 256,
-            'beta1': 0.5,
-        }
-
-    @classmethod
-    def hparam_space(cls):
-        return {
-            **super().hparam_space(),
-            'latent_domain_num': (1, 100),
-            'alpha': (0.0, 1e3),
-            'alpha1': (0.0, 1e3),
-            'lam': (0.0, 1e3),
-            'bottleneck': (1, 8192),
-            'dis_hidden': (1, 8192),
-            'beta1': (0.0, 0.999),
-        }
-
     def features(self, v, m, t):
         return self.bottleneck(self.featurizer(v, m, t))
+
+# %% ../nbs/04_algorithms.ipynb #9a027c7e
+@patch(cls_method=True)
+def defaults(cls: Diversify) -> dict:
+    "Diversify's defaults: latent domains, loss weights, widths and Adam's beta1."
+    return {
+        **super(Diversify, cls).defaults(),
+        'latent_domain_num': 3,
+        'alpha': 0.1,
+        'alpha1': 0.1,
+        'lam': 0.0,
+        'bottleneck': 256,
+        'dis_hidden': 256,
+        'beta1': 0.5,
+    }
+
+# %% ../nbs/04_algorithms.ipynb #1706d865
+@patch(cls_method=True)
+def hparam_space(cls: Diversify) -> dict:
+    "The ranges of Diversify's own hyperparameters."
+    return {
+        **super(Diversify, cls).hparam_space(),
+        'latent_domain_num': (1, 100),
+        'alpha': (0.0, 1e3),
+        'alpha1': (0.0, 1e3),
+        'lam': (0.0, 1e3),
+        'bottleneck': (1, 8192),
+        'dis_hidden': (1, 8192),
+        'beta1': (0.0, 0.999),
+    }
 
 # %% ../nbs/04_algorithms.ipynb #8ee658ea
 @patch
@@ -1158,6 +1203,26 @@ def pseudo_domains(
     self.dclassifier.train(was_training)
     return labels
 
+# %% ../nbs/04_algorithms.ipynb #2fb7d9ce
+def _characterize_latent(
+    model,  # the Diversify method
+    h: torch.Tensor,  # features after step 1, without gradient [B, F]
+    s: torch.Tensor,  # pseudo domains [B]
+    y: torch.Tensor,  # class labels [B]
+) -> torch.Tensor:
+    "Step 2: one step of the latent-domain classifier and its class-adversarial head; its loss."
+    hp = model.hparams
+    zd = model.dbottleneck(h)
+    class_adv = F.cross_entropy(model.ddiscriminator(reverse_gradient(zd, hp['alpha1'])), y)
+    domain_logits = model.dclassifier(zd)
+    latent = (
+        F.cross_entropy(domain_logits, s) + hp['lam'] * entropy_of_logits(domain_logits) + class_adv
+    )
+    model.opt_latent.zero_grad(set_to_none=True)
+    latent.backward()
+    model.opt_latent.step()
+    return latent
+
 # %% ../nbs/04_algorithms.ipynb #ebfb42ac
 @patch
 def update(self: Diversify, batch):
@@ -1173,15 +1238,7 @@ def update(self: Diversify, batch):
     # 2. latent distribution characterization on the updated, frozen features
     with torch.no_grad():
         h = self.featurizer(batch.v, batch.m, batch.t)
-    zd = self.dbottleneck(h)
-    class_adv = F.cross_entropy(self.ddiscriminator(reverse_gradient(zd, hp['alpha1'])), batch.y)
-    domain_logits = self.dclassifier(zd)
-    latent = (
-        F.cross_entropy(domain_logits, s) + hp['lam'] * entropy_of_logits(domain_logits) + class_adv
-    )
-    self.opt_latent.zero_grad(set_to_none=True)
-    latent.backward()
-    self.opt_latent.step()
+    latent = _characterize_latent(self, h, s, batch.y)
     s = self.pseudo_domains(h)
     # 3. domain-invariant representation learning across the latent domains
     z = self.bottleneck(h)
@@ -1191,15 +1248,14 @@ def update(self: Diversify, batch):
     self.optimizer.zero_grad(set_to_none=True)
     loss.backward()
     self.optimizer.step()
+    seen = torch.zeros(hp['latent_domain_num'], device=s.device).index_fill_(0, s, 1)
     return {
         'loss': loss.detach(),
         'nll': nll.detach(),
         'disc_loss': domain_adv.detach(),
         'fine_loss': fine.detach(),
         'latent_loss': latent.detach(),
-        'n_latent_domains': torch.zeros(hp['latent_domain_num'], device=s.device)
-        .index_fill_(0, s, 1)
-        .sum(),
+        'n_latent_domains': seen.sum(),
     }
 
 # %% ../nbs/04_algorithms.ipynb #107e2ba8
@@ -1266,7 +1322,7 @@ def head(self: ManyDG, e):
         F.normalize(e, dim=1) @ F.normalize(self.prototypes, dim=1).T / self.hparams['temperature']
     )
 
-
+# %% ../nbs/04_algorithms.ipynb #f6608d9a
 @patch
 def predict(self: ManyDG, v, m, t):
     return self.head(self.split(self.featurizer(v, m, t))[1])
@@ -1320,22 +1376,22 @@ class SearchDist:
         u = rng.uniform(*self.args)
         return float(f"{10**u if self.kind == 'log10' else u:.4g}")
 
-
+# %% ../nbs/04_algorithms.ipynb #961eb068
 def log10_uniform(lo: float, hi: float) -> SearchDist:
     "10**U(lo, hi): a scale searched evenly over its orders of magnitude."
     return SearchDist('log10', (lo, hi))
 
-
+# %% ../nbs/04_algorithms.ipynb #fa6d6134
 def uniform(lo: float, hi: float) -> SearchDist:
     "U(lo, hi)."
     return SearchDist('uniform', (lo, hi))
 
-
+# %% ../nbs/04_algorithms.ipynb #7ee240b6
 def int_pow(base: float, lo: float, hi: float) -> SearchDist:
     "int(base**U(lo, hi)): a count searched evenly over its scale."
     return SearchDist('int_pow', (base, lo, hi))
 
-
+# %% ../nbs/04_algorithms.ipynb #3afbb889
 def choice(*values) -> SearchDist:
     "One of `values`, each equally likely."
     return SearchDist('choice', tuple(values))
@@ -1371,25 +1427,25 @@ def _penalty_space(cls) -> dict:
 for _cls in (IRM, VREx, IB_ERM):
     _cls.search_space = classmethod(_penalty_space)
 
-
+# %% ../nbs/04_algorithms.ipynb #3b9c1d09
 @patch(cls_method=True)
 def search_space(cls: FeatureMatching) -> dict:
     "CORAL's and MMD's penalty weight."
     return {**super(FeatureMatching, cls).search_space(), 'mmd_gamma': log10_uniform(-1, 1)}
 
-
+# %% ../nbs/04_algorithms.ipynb #99fd6295
 @patch(cls_method=True)
 def search_space(cls: GroupDRO) -> dict:
     "GroupDRO's step size on the domain weights."
     return {**super(GroupDRO, cls).search_space(), 'groupdro_eta': log10_uniform(-3, -1)}
 
-
+# %% ../nbs/04_algorithms.ipynb #f0358fad
 @patch(cls_method=True)
 def search_space(cls: Mixup) -> dict:
     "Mixup's Beta(alpha, alpha)."
     return {**super(Mixup, cls).search_space(), 'mixup_alpha': log10_uniform(-1, 1)}
 
-
+# %% ../nbs/04_algorithms.ipynb #bbefd382
 @patch(cls_method=True)
 def search_space(cls: MLDG) -> dict:
     "MLDG's meta-test weight and number of meta-test domains."
@@ -1399,7 +1455,7 @@ def search_space(cls: MLDG) -> dict:
         'n_meta_test': choice(1, 2),
     }
 
-
+# %% ../nbs/04_algorithms.ipynb #f8fddd72
 @patch(cls_method=True)
 def search_space(cls: DANN) -> dict:
     "DANN's adversary: weight, steps, gradient penalty, beta1, the discriminator and its optimizer."
@@ -1416,7 +1472,7 @@ def search_space(cls: DANN) -> dict:
         'weight_decay_d': log10_uniform(-6, -2),
     }
 
-
+# %% ../nbs/04_algorithms.ipynb #d3ab7cf2
 @patch(cls_method=True)
 def search_space(cls: ARM) -> dict:
     "ARM's support groups and context channels."
@@ -1426,7 +1482,7 @@ def search_space(cls: ARM) -> dict:
         'context_channels': choice(1, 2, 3),
     }
 
-
+# %% ../nbs/04_algorithms.ipynb #a2f4f170
 @patch(cls_method=True)
 def search_space(cls: Diversify) -> dict:
     "Diversify's latent domains and its two adversarial weights."
@@ -1437,7 +1493,7 @@ def search_space(cls: Diversify) -> dict:
         'alpha1': log10_uniform(-2, 0),
     }
 
-
+# %% ../nbs/04_algorithms.ipynb #aa863520
 @patch(cls_method=True)
 def search_space(cls: ManyDG) -> dict:
     "ManyDG's prototype temperature."

@@ -452,7 +452,7 @@ def _mean_curve(ax, frame, by: str, col: str, scale: float = 1, **style):
     if len(st):
         ax.errorbar(st[by] * scale, st['mean'], st.se, marker='o', ms=3, capsize=2, **style)
 
-# %% ../nbs/14_analysis.ipynb #1e3746eb
+# %% ../nbs/14_analysis.ipynb #ddcc22ff
 def _legend_above(axes, title: str):
     "The first panel's legend once, above all panels, in four columns (none if it has no labels)."
     handles, labels = axes[0].get_legend_handles_labels()
@@ -462,30 +462,34 @@ def _legend_above(axes, title: str):
             title=title,
         )
 
+# %% ../nbs/14_analysis.ipynb #ac2861a7
+_LINESTYLE = {'erm': '-', 'prism': '--'}  # ERM solid, PRISM dashed
 
-def plot_analysis_severity_shortcut(sev, sc, axes=None):
-    "2 x 2 panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
-    import matplotlib.pyplot as plt, seaborn as sns
+# %% ../nbs/14_analysis.ipynb #7883aefb
+def _severity_panel(ax, sev):
+    "ERM's and PRISM's accuracy vs. shifted share of the test windows, per condition (CNN, full)."
+    import seaborn as sns
 
-    own = axes is None
-    if own:  # two rows of two: legible at a page's width
-        _, axes = plt.subplots(2, 2, figsize=(8, 6.4))
-    axes = np.asarray(axes).ravel()
     conds = SEVERITY_DESIGN['conditions']
     colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
-    CB = sns.color_palette('colorblind')
-    ls = {'erm': '-', 'prism': '--'}
     s = sev[(sev.backbone == 'cnn') & (sev.channels == 'acc_gyro') & (sev.variant == 'full')]
     for (m, cond), g in s.groupby(['method', 'condition'], sort=False):
-        if m not in ls:
+        if m not in _LINESTYLE:
             continue
         _mean_curve(
-            axes[0], g, 'fraction', 'accuracy', 100,
-            color=colors[cond], ls=ls[m], label=cond if m == 'erm' else None,
+            ax, g, 'fraction', 'accuracy', 100,
+            color=colors[cond], ls=_LINESTYLE[m], label=cond if m == 'erm' else None,
         )
-    axes[0].set_xlabel('shifted test windows (%)')
-    axes[0].set_ylabel('accuracy (%)')
-    axes[0].set_title('Shift severity\n(ERM solid, PRISM dashed)')
+    ax.set_xlabel('shifted test windows (%)')
+    ax.set_ylabel('accuracy (%)')
+    ax.set_title('Shift severity\n(ERM solid, PRISM dashed)')
+
+# %% ../nbs/14_analysis.ipynb #e094c42f
+def _shortcut_panels(axes, sc):
+    "Three panels vs. rho: accuracy per test set, mask-following rate, group accuracies (CNN)."
+    import seaborn as sns
+
+    CB = sns.color_palette('colorblind')
     palette = dict(zip(['aligned', 'neutral', 'conflicting'], sns.color_palette('colorblind', 3)))
     sc = sc[(sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
     for m in ['erm', 'prism']:
@@ -494,25 +498,38 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
             continue
         for k in ['aligned', 'neutral', 'conflicting']:
             _mean_curve(
-                axes[1], g, 'rho', k, ls=ls[m], color=palette[k], label=k if m == 'erm' else None
+                axes[0], g, 'rho', k, ls=_LINESTYLE[m], color=palette[k],
+                label=k if m == 'erm' else None,
             )
         _mean_curve(
-            axes[2], g, 'rho', 'mask_following',
-            ls=ls[m], color='k', label={'erm': 'ERM', 'prism': 'PRISM'}[m],
+            axes[1], g, 'rho', 'mask_following',
+            ls=_LINESTYLE[m], color='k', label={'erm': 'ERM', 'prism': 'PRISM'}[m],
         )
         for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
             shown = {'group_avg': 'average', 'group_worst': 'worst group'}[k]
             label = shown if m == 'erm' else None
-            _mean_curve(axes[3], g, 'rho', k, ls=ls[m], color=col, label=label)
+            _mean_curve(axes[2], g, 'rho', k, ls=_LINESTYLE[m], color=col, label=label)
     for ax, t, y in [
-        (axes[1], 'Shortcut strength\n(ERM solid, PRISM dashed)', 'accuracy (%)'),
-        (axes[2], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
-        (axes[3], '(class, pattern) groups,\nneutral test set', 'accuracy (%)'),
+        (axes[0], 'Shortcut strength\n(ERM solid, PRISM dashed)', 'accuracy (%)'),
+        (axes[1], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
+        (axes[2], '(class, pattern) groups,\nneutral test set', 'accuracy (%)'),
     ]:
         ax.set_xlabel('rho (share of source windows\nwith their class\'s pattern)')
         ax.set_title(t)
         ax.set_ylabel(y)
         ax.legend()
+
+# %% ../nbs/14_analysis.ipynb #1e3746eb
+def plot_analysis_severity_shortcut(sev, sc, axes=None):
+    "2 x 2 panels: accuracy vs. shifted share per condition; accuracies, following, gap vs. rho."
+    import matplotlib.pyplot as plt
+
+    own = axes is None
+    if own:  # two rows of two: legible at a page's width
+        _, axes = plt.subplots(2, 2, figsize=(8, 6.4))
+    axes = np.asarray(axes).ravel()
+    _severity_panel(axes[0], sev)
+    _shortcut_panels(axes[1:], sc)
     for ax in axes:
         ax.grid(alpha=0.3)
     fig = axes[0].figure
@@ -640,6 +657,24 @@ def concentration_table(conc):
     out['seeds'] = st.groupby(['method', 'width'], sort=False)['n'].max()
     return out
 
+# %% ../nbs/14_analysis.ipynb #839d6d6a
+def _concentration_curve(ax, x, m: str, color):
+    "Method `m`'s accuracy vs. share of steps in the region: mean over regions, ± se over seeds."
+    per_seed = (
+        x.groupby(['share', 'seed']).accuracy.mean().reset_index()
+    )  # mean over the three regions
+    st = summarize(per_seed, 'share', ['accuracy']).sort_values('share')
+    ax.errorbar(
+        st['share'].astype(float),
+        st['mean'],
+        yerr=st['se'].fillna(0),
+        marker='o',
+        capsize=2,
+        color=color,
+        linestyle='-' if len(st) > 1 else 'none',
+        label=f"{m} ({int(st['n'].max())} seeds)",
+    )
+
 # %% ../nbs/14_analysis.ipynb #3e9e8a02
 def plot_concentration(
     conc,  # `concentration_frame`, with the rows of `concentration_ceiling_frame` if any
@@ -658,22 +693,8 @@ def plot_concentration(
         g = conc[(conc.width == w) & (conc.share != 'uniform')] if len(conc) else conc
         for m in methods:
             x = g[g.method == m]
-            if not len(x):
-                continue
-            per_seed = (
-                x.groupby(['share', 'seed']).accuracy.mean().reset_index()
-            )  # mean over the three regions
-            st = summarize(per_seed, 'share', ['accuracy']).sort_values('share')
-            ax.errorbar(
-                st['share'].astype(float),
-                st['mean'],
-                yerr=st['se'].fillna(0),
-                marker='o',
-                capsize=2,
-                color=colors[m],
-                linestyle='-' if len(st) > 1 else 'none',
-                label=f"{m} ({int(st['n'].max())} seeds)",
-            )
+            if len(x):
+                _concentration_curve(ax, x, m, colors[m])
         ax.set_title(f'steps inside {w:.0%}\nof the window')
         ax.set_xlabel('share of the steps\ninside the region')
     axes[0].set_ylabel('accuracy (%)')

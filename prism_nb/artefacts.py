@@ -190,6 +190,20 @@ def ceiling_frame(
         rows, columns=['method', 'condition', 'trained_on', 'seed', 'accuracy']
     ).dropna(subset=['accuracy'])
 
+# %% ../nbs/11a_artefacts.ipynb #6c35de3f
+def _ceiling_split(table: pd.DataFrame, mean: dict, e: str):
+    "Add ERM's (named `e`) cost of each shift, what training on it recovers and what is left."
+    top = mean.get(('Random', f'{e}, trained on Random'), np.nan)
+    drop = {c: top - mean.get((c, f'{e}, trained on Random'), np.nan) for c in HARC_CONDITIONS}
+    back = {
+        c: mean.get((c, f'{e}, trained on it'), np.nan)
+        - mean.get((c, f'{e}, trained on Random'), np.nan)
+        for c in HARC_CONDITIONS
+    }
+    table[f'{e}: shift costs'] = [round(drop[c], 2) for c in HARC_CONDITIONS]
+    table[f'{e}: training on it recovers'] = [round(back[c], 2) for c in HARC_CONDITIONS]
+    table[f'{e}: left (information)'] = [round(drop[c] - back[c], 2) for c in HARC_CONDITIONS]
+
 # %% ../nbs/11a_artefacts.ipynb #eebd4567
 def ceiling_table(
     frame: pd.DataFrame,  # `ceiling_frame`
@@ -222,16 +236,7 @@ def ceiling_table(
     mean = {(r.row, r.column): r['mean'] for _, r in summ.iterrows()}
     e = names.get('erm', 'erm')
     if f"{e}, trained on it" in cols:
-        top = mean.get(('Random', f'{e}, trained on Random'), np.nan)
-        drop = {c: top - mean.get((c, f'{e}, trained on Random'), np.nan) for c in HARC_CONDITIONS}
-        back = {
-            c: mean.get((c, f'{e}, trained on it'), np.nan)
-            - mean.get((c, f'{e}, trained on Random'), np.nan)
-            for c in HARC_CONDITIONS
-        }
-        table[f'{e}: shift costs'] = [round(drop[c], 2) for c in HARC_CONDITIONS]
-        table[f'{e}: training on it recovers'] = [round(back[c], 2) for c in HARC_CONDITIONS]
-        table[f'{e}: left (information)'] = [round(drop[c] - back[c], 2) for c in HARC_CONDITIONS]
+        _ceiling_split(table, mean, e)
     return table
 
 # %% ../nbs/11a_artefacts.ipynb #8b66685e
@@ -267,7 +272,7 @@ def plot_ceiling(
         ax.legend(ncol=len(groups), loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
     return ax.figure
 
-# %% ../nbs/11a_artefacts.ipynb #d99cd856
+# %% ../nbs/11a_artefacts.ipynb #6aeb7bb2
 BACKBONE_TABLE_METHODS = (
     'erm',
     'mldg',
@@ -279,7 +284,7 @@ BACKBONE_TABLE_METHODS = (
 # its blocks, in its order: the built-in backbones beside the CNN
 BACKBONE_TABLE_BACKBONES = tuple(b for b in PAPER_BACKBONES if b != 'cnn')
 
-
+# %% ../nbs/11a_artefacts.ipynb #d99cd856
 def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) -> tuple:
     "(table indexed by (backbone, method), its twin beside the paper or None, records w/ backbone)."
     rows = {algorithm_class(m).display: {'method': m} for m in BACKBONE_TABLE_METHODS}
@@ -312,6 +317,55 @@ def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) ->
         ),
     )
 
+# %% ../nbs/11a_artefacts.ipynb #b04384b7
+def _backbone_stats(recs: pd.DataFrame):
+    "Mean and se per (row, backbone, 'Random' or 'shifted': the mean of the shifted conditions)."
+    if not len(recs):
+        return None
+    recs = recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1))
+    return summarize(recs, ['row', 'backbone'], ['Random', 'shifted']).set_index(
+        ['row', 'backbone', 'column']
+    )
+
+# %% ../nbs/11a_artefacts.ipynb #fdb0d4e8
+def _backbone_panel(
+    ax, st, col: str, title: str, names: list, colors: dict, labelled: set
+) -> float:
+    "One panel: column `col` of `st` per backbone and method, each label once; its lowest foot."
+    width, lowest = 0.8 / len(names), 100.0
+    for j, name in enumerate(names):
+        for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
+            if st is None or (name, b, col) not in st.index:
+                continue
+            mean, se = st.loc[(name, b, col), ['mean', 'se']]
+            lowest = min(lowest, mean - (0 if pd.isna(se) else se))
+            ax.bar(
+                i + (j - (len(names) - 1) / 2) * width,
+                mean,
+                width,
+                yerr=se,
+                capsize=1.5,
+                color=colors[name],
+                edgecolor='k' if name == 'PRISM' else 'none',
+                label=None if name in labelled else name,
+            )
+            labelled.add(name)
+    ax.set_xticks(
+        range(len(BACKBONE_TABLE_BACKBONES)),
+        [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES],
+    )
+    ax.set_title(title)
+    ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
+    ax.axhline(
+        100 / len(HAR_CLASSES),
+        color='gray',
+        ls=':',
+        lw=1,
+        label=None if 'chance' in labelled else 'chance',
+    )
+    labelled.add('chance')
+    return lowest
+
 # %% ../nbs/11a_artefacts.ipynb #f178c05a
 def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
     "Two panels (Random; mean of shifted conditions): accuracy per backbone and method, mean ± se."
@@ -319,54 +373,13 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
         _, axes = plt.subplots(2, 1, figsize=(7.2, 5.4), sharex=True, sharey=True)
     names = [algorithm_class(m).display for m in BACKBONE_TABLE_METHODS]
     colors = dict(zip(names, sns.color_palette('colorblind', len(names))))
-    recs = (
-        recs.assign(shifted=recs[[c for c in HARC_CONDITIONS if c != 'Random']].mean(axis=1))
-        if len(recs)
-        else recs
-    )
-    st = (
-        summarize(recs, ['row', 'backbone'], ['Random', 'shifted']).set_index(
-            ['row', 'backbone', 'column']
-        )
-        if len(recs)
-        else None
-    )
-    width, labelled, lowest = 0.8 / len(names), set(), 100.0
+    st = _backbone_stats(recs)
+    labelled, lowest = set(), 100.0
     for ax, col, title in [
         (axes[0], 'Random', 'Random (source sampling)'),
         (axes[1], 'shifted', 'Mean of the 7 shifted conditions'),
     ]:
-        for j, name in enumerate(names):
-            for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
-                if st is None or (name, b, col) not in st.index:
-                    continue
-                mean, se = st.loc[(name, b, col), ['mean', 'se']]
-                lowest = min(lowest, mean - (0 if pd.isna(se) else se))
-                ax.bar(
-                    i + (j - (len(names) - 1) / 2) * width,
-                    mean,
-                    width,
-                    yerr=se,
-                    capsize=1.5,
-                    color=colors[name],
-                    edgecolor='k' if name == 'PRISM' else 'none',
-                    label=None if name in labelled else name,
-                )
-                labelled.add(name)
-        ax.set_xticks(
-            range(len(BACKBONE_TABLE_BACKBONES)),
-            [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES],
-        )
-        ax.set_title(title)
-        ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
-        ax.axhline(
-            100 / len(HAR_CLASSES),
-            color='gray',
-            ls=':',
-            lw=1,
-            label=None if 'chance' in labelled else 'chance',
-        )
-        labelled.add('chance')
+        lowest = min(lowest, _backbone_panel(ax, st, col, title, names, colors, labelled))
     for ax in axes:
         ax.set_ylim(
             min(40, 10 * np.floor((lowest - 3) / 10)), 100

@@ -12,6 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 from torch.utils.flop_counter import FlopCounterMode
+from fastcore.basics import patch
 
 from .core import Registry
 
@@ -51,7 +52,7 @@ def masked_softmax(
     s = torch.where(mask, scores, torch.finfo(scores.dtype).min)
     return torch.softmax(s, dim) * mask
 
-
+# %% ../nbs/03_backbones.ipynb #97e39341
 def masked_mean(
     x: torch.Tensor,  # [..., N, H] elements
     mask: torch.Tensor,  # [..., N, 1] in {0,1}
@@ -69,14 +70,14 @@ def relative_time(
     span = t.max(1, keepdim=True).values - t0
     return (t - t0) / span.clamp_min(torch.finfo(t.dtype).eps)
 
-# %% ../nbs/03_backbones.ipynb #e2f57528
+# %% ../nbs/03_backbones.ipynb #4b4b1202
 CNN_SIZES = {
     'S': dict(widths=(16, 32), kernel=9),
     'M': dict(widths=(32, 64, 128), kernel=9),
     'L': dict(widths=(64, 128, 256, 256), kernel=9),
 }
 
-
+# %% ../nbs/03_backbones.ipynb #e2f57528
 class CNN(nn.Module):
     "1-D CNN over zero-imputed values and the mask, `[v*m ; m]`, with a 256-d bottleneck."
 
@@ -112,9 +113,8 @@ class CNN(nn.Module):
         check_input(v, m, t, self.n_features)
         x = torch.cat([v * m, m], -1).transpose(1, 2)  # [B, 2D, L]
         h = self.blocks(x)
-        # at the length it was built for the pooling is an identity, and skipping it
-        # matters on a GPU:
-        # its backward has no deterministic CUDA kernel
+        # at the length it was built for the pooling is an identity, and skipping it matters on a
+        # GPU: its backward has no deterministic CUDA kernel
         return self.bottleneck(h if h.shape[-1] == self.resize.output_size else self.resize(h))
 
 # %% ../nbs/03_backbones.ipynb #0aa622cf
@@ -163,13 +163,8 @@ class SeFT(nn.Module):
         head_dim: int = 32,  # key/value size per head
     ):
         super().__init__()
-        self.n_features, self.out_dim, self.n_freqs, self.heads, self.head_dim = (
-            n_features,
-            out_dim,
-            n_freqs,
-            heads,
-            head_dim,
-        )
+        self.n_features, self.out_dim, self.n_freqs = n_features, out_dim, n_freqs
+        self.heads, self.head_dim = heads, head_dim
         self.feature_embedding = nn.Embedding(n_features, feature_dim)
         self.phi = nn.Sequential(
             nn.Linear(2 * n_freqs + 1 + feature_dim, hidden),
@@ -184,26 +179,26 @@ class SeFT(nn.Module):
             nn.Linear(heads * head_dim, out_dim), nn.ReLU(), nn.Linear(out_dim, out_dim), nn.ReLU()
         )
 
-    def forward(self, v, m, t):
-        check_input(v, m, t, self.n_features)
-        values, mask, times, feature = observed_set(v, m, t)  # [B,N] each
-        B, N = values.shape
-        elements = torch.cat(
-            [
-                sinusoidal_time(times, self.n_freqs),
-                values[..., None],
-                self.feature_embedding(feature),
-            ],
-            -1,
-        )
-        h = self.phi(elements)  # [B,N,hidden]
-        mask = mask[..., None]
-        summary = masked_mean(h, mask, 1)[:, None].expand_as(h)
-        keys = self.key(torch.cat([h, summary], -1)).view(B, N, self.heads, self.head_dim)
-        scores = (keys * self.query).sum(-1) / math.sqrt(self.head_dim)  # [B,N,heads]
-        weights = masked_softmax(scores, mask, dim=1)
-        pooled = (weights[..., None] * self.value(h).view(B, N, self.heads, self.head_dim)).sum(1)
-        return self.rho(pooled.reshape(B, -1))
+# %% ../nbs/03_backbones.ipynb #670b30b2
+@patch
+def forward(self: SeFT, v, m, t):
+    "z [B, out_dim] from the observed triplets of the window."
+    check_input(v, m, t, self.n_features)
+    values, mask, times, feature = observed_set(v, m, t)  # [B,N] each
+    B, N = values.shape
+    parts = [
+        sinusoidal_time(times, self.n_freqs),
+        values[..., None],
+        self.feature_embedding(feature),
+    ]
+    h = self.phi(torch.cat(parts, -1))  # [B,N,hidden]
+    mask = mask[..., None]
+    summary = masked_mean(h, mask, 1)[:, None].expand_as(h)
+    keys = self.key(torch.cat([h, summary], -1)).view(B, N, self.heads, self.head_dim)
+    scores = (keys * self.query).sum(-1) / math.sqrt(self.head_dim)  # [B,N,heads]
+    weights = masked_softmax(scores, mask, dim=1)
+    pooled = (weights[..., None] * self.value(h).view(B, N, self.heads, self.head_dim)).sum(1)
+    return self.rho(pooled.reshape(B, -1))
 
 # %% ../nbs/03_backbones.ipynb #3ea6bfde
 class LearnedTimeEmbedding(nn.Module):
@@ -248,64 +243,13 @@ class mTAND(nn.Module):
         super().__init__()
         if out_dim % 2:
             raise ValueError(f"out_dim must be even (two GRU directions), got {out_dim}")
-        self.n_features, self.out_dim, self.n_ref, self.heads, self.key_dim = (
-            n_features,
-            out_dim,
-            n_ref,
-            heads,
-            key_dim,
-        )
+        self.n_features, self.out_dim, self.n_ref = n_features, out_dim, n_ref
+        self.heads, self.key_dim = heads, key_dim
         self.time_embedding = LearnedTimeEmbedding(time_dim, max_cycles=n_ref / 2)
         self.query = nn.Linear(time_dim, heads * key_dim)
         self.key = nn.Linear(time_dim, heads * key_dim)
         self.mix = nn.Sequential(nn.Linear(heads * 2 * n_features, hidden), nn.ReLU())
         self.gru = nn.GRU(hidden, out_dim // 2, batch_first=True, bidirectional=True)
-
-    def attend(self, v, m, t):
-        "Per head, reference time and feature: interpolated values, observation density [B,h,R,D]."
-        B, L, D = v.shape
-        ref = torch.linspace(0, 1, self.n_ref, device=v.device, dtype=v.dtype)
-        q = (
-            self.query(self.time_embedding(ref))
-            .view(self.n_ref, self.heads, self.key_dim)
-            .transpose(0, 1)
-        )  # [H,R,K]
-        k = (
-            self.key(self.time_embedding(relative_time(t)))
-            .view(B, L, self.heads, self.key_dim)
-            .permute(0, 2, 3, 1)
-        )  # [B,H,K,L]
-        scores = (
-            q / math.sqrt(self.key_dim)
-        ) @ k  # [B,H,R,L]; scaling the R queries costs less than the B*R*L scores
-        # Every feature's softmax can share exp(scores - row max): one product with [v*m ;
-        # m ; 1] then gives each
-        # feature's weighted sum over its observed steps, their total weight, and the
-        # total over all steps.
-        # The shift cancels in every ratio, hence no gradient through it.
-        e = (scores - scores.amax(-1, keepdim=True).detach()).exp_()
-        sums = e.flatten(1, 2) @ torch.cat(
-            [v * m, m, torch.ones_like(m[..., :1])], -1
-        )  # [B,H*R,2D+1]
-        num, den, total = sums.view(B, self.heads, self.n_ref, -1).split([D, D, 1], -1)
-        density = den / total
-        observed = m.amax(1).bool()[:, None, None]  # [B,1,1,D]
-        values = torch.where(
-            observed, num / torch.where(observed, den, 1), 0
-        )  # never observed: 0, not 0/0
-        # below this, exponentials flushed to 0 could weigh more than rounding does
-        floor = torch.finfo(e.dtype).tiny / torch.finfo(e.dtype).eps
-        if (observed & (den < floor)).any():
-            # all of a feature's observed steps score ~87 below the row's best step
-            # (very sharp attention), so
-            # their shared exponentials underflowed: softmax each feature on its own,
-            # [B,H,R,D,L]. The huge
-            # negative logit on unobserved steps makes their weight exactly 0 beside
-            # any observed step.
-            penalty = (1 - m.transpose(1, 2)[:, None, None]) * (torch.finfo(scores.dtype).min / 2)
-            w = torch.softmax(scores[:, :, :, None, :] + penalty, -1)
-            values = (w * (v * m).transpose(1, 2)[:, None, None]).sum(-1)
-        return values, density
 
     def forward(self, v, m, t):
         check_input(v, m, t, self.n_features)
@@ -313,6 +257,47 @@ class mTAND(nn.Module):
         x = torch.cat([values, density], -1).permute(0, 2, 1, 3).flatten(2)  # [B,R,H*2D]
         _, h_last = self.gru(self.mix(x))  # [2,B,out_dim/2]
         return torch.cat([h_last[0], h_last[1]], -1)
+
+# %% ../nbs/03_backbones.ipynb #92e673df
+def _attend_each_feature(
+    scores: torch.Tensor,  # attention logits [B,H,R,L]
+    v: torch.Tensor,  # values [B,L,D]
+    m: torch.Tensor,  # observation mask [B,L,D]
+) -> torch.Tensor:
+    "Each feature's values [B,H,R,D] interpolated by a softmax over its own observed steps."
+    # a huge negative logit on the unobserved steps makes their weight exactly 0 beside any
+    # observed step
+    penalty = (1 - m.transpose(1, 2)[:, None, None]) * (torch.finfo(scores.dtype).min / 2)
+    w = torch.softmax(scores[:, :, :, None, :] + penalty, -1)
+    return (w * (v * m).transpose(1, 2)[:, None, None]).sum(-1)
+
+# %% ../nbs/03_backbones.ipynb #95da7bec
+@patch
+def attend(self: mTAND, v, m, t):
+    "Per head, reference time and feature: interpolated values, observation density [B,h,R,D]."
+    B, L, D = v.shape
+    ref = torch.linspace(0, 1, self.n_ref, device=v.device, dtype=v.dtype)
+    q = self.query(self.time_embedding(ref)).view(self.n_ref, self.heads, self.key_dim)
+    q = q.transpose(0, 1)  # [H,R,K]
+    k = self.key(self.time_embedding(relative_time(t))).view(B, L, self.heads, self.key_dim)
+    k = k.permute(0, 2, 3, 1)  # [B,H,K,L]
+    # scaling the R queries costs less than scaling the B*R*L scores
+    scores = (q / math.sqrt(self.key_dim)) @ k  # [B,H,R,L]
+    # Every feature's softmax can share exp(scores - row max): one product with [v*m ; m ; 1] then
+    # gives each feature's weighted sum over its observed steps, their total weight, and the total
+    # over all steps. The shift cancels in every ratio, hence no gradient through it.
+    e = (scores - scores.amax(-1, keepdim=True).detach()).exp_()
+    sums = e.flatten(1, 2) @ torch.cat([v * m, m, torch.ones_like(m[..., :1])], -1)
+    num, den, total = sums.view(B, self.heads, self.n_ref, -1).split([D, D, 1], -1)  # [B,H,R,*]
+    density = den / total
+    observed = m.amax(1).bool()[:, None, None]  # [B,1,1,D]
+    # a feature never observed in the window: 0, not 0/0
+    values = torch.where(observed, num / torch.where(observed, den, 1), 0)
+    # below this, exponentials flushed to 0 could weigh more than rounding does
+    floor = torch.finfo(e.dtype).tiny / torch.finfo(e.dtype).eps
+    if (observed & (den < floor)).any():
+        values = _attend_each_feature(scores, v, m)
+    return values, density
 
 # %% ../nbs/03_backbones.ipynb #650b6769
 def time_since_observed(
@@ -329,25 +314,36 @@ def time_since_observed(
     times = t[..., None].expand(B, L, D)
     return times - times.gather(1, previous), previous, seen
 
+# %% ../nbs/03_backbones.ipynb #28356a96
+def _gru_steps(
+    gi: torch.Tensor,  # input-side gate pre-activations [L,B,3H]
+    decay: torch.Tensor | None,  # factor on the state before each step [L,B,H], or None
+    w_hh: torch.Tensor,  # hidden-side weights [3H,H]
+    b_hh: torch.Tensor,  # hidden-side biases [3H]
+) -> tuple:
+    "The recurrence from h=0: states `hs` [L+1,B,H], states read `hd`, gates `gh`, `rz`, `n`."
+    L, B, H = gi.shape[0], gi.shape[1], w_hh.shape[1]
+    hs = gi.new_zeros(L + 1, B, H)  # h_0 = 0, then the state after each step
+    hd = hs[:-1] if decay is None else torch.empty_like(hs[:-1])  # the state each step reads
+    gh, rz, n = gi.new_empty(L, B, 3 * H), gi.new_empty(L, B, 2 * H), gi.new_empty(L, B, H)
+    for l in range(L):
+        if decay is not None:
+            torch.mul(hs[l], decay[l], out=hd[l])
+        torch.addmm(b_hh, hd[l], w_hh.t(), out=gh[l])
+        torch.sigmoid(gi[l, :, : 2 * H] + gh[l, :, : 2 * H], out=rz[l])
+        torch.tanh(gi[l, :, 2 * H :] + gh[l, :, 2 * H :] * rz[l, :, :H], out=n[l])
+        torch.add((hd[l] - n[l]) * rz[l, :, H:], n[l], out=hs[l + 1])
+    return hs, hd, gh, rz, n
+
 # %% ../nbs/03_backbones.ipynb #a61b63db
 class _GRURecurrence(torch.autograd.Function):
     "Hidden side of a GRU over all steps from h=0, with backpropagation through time written out."
 
     @staticmethod
     def forward(ctx, gi, decay, w_hh, b_hh):
-        L, B, H = gi.shape[0], gi.shape[1], w_hh.shape[1]
-        hs = gi.new_zeros(L + 1, B, H)  # h_0 = 0, then the state after each step
-        hd = hs[:-1] if decay is None else torch.empty_like(hs[:-1])  # the state each step reads
-        gh, rz, n = gi.new_empty(L, B, 3 * H), gi.new_empty(L, B, 2 * H), gi.new_empty(L, B, H)
-        for l in range(L):
-            if decay is not None:
-                torch.mul(hs[l], decay[l], out=hd[l])
-            torch.addmm(b_hh, hd[l], w_hh.t(), out=gh[l])
-            torch.sigmoid(gi[l, :, : 2 * H] + gh[l, :, : 2 * H], out=rz[l])
-            torch.tanh(gi[l, :, 2 * H :] + gh[l, :, 2 * H :] * rz[l, :, :H], out=n[l])
-            torch.add((hd[l] - n[l]) * rz[l, :, H:], n[l], out=hs[l + 1])
+        hs, hd, gh, rz, n = _gru_steps(gi, decay, w_hh, b_hh)
         ctx.save_for_backward(decay, w_hh, hs, hd, gh, rz, n)
-        return hs[L].clone()
+        return hs[-1].clone()
 
     @staticmethod
     @once_differentiable
@@ -355,9 +351,8 @@ class _GRURecurrence(torch.autograd.Function):
         decay, w_hh, hs, hd, gh, rz, n = ctx.saved_tensors
         L, B, H = n.shape
         dgh = dh.new_empty(L, B, 3 * H)  # gradients of the hidden-side pre-activations, (r, z, n)
-        dgi_n = dh.new_empty(
-            L, B, H
-        )  # n's input side differs from its hidden side: r does not scale it
+        # n's input side differs from its hidden side: r does not scale it
+        dgi_n = dh.new_empty(L, B, H)
         dhd = dh.new_empty(L, B, H)
         for l in range(L - 1, -1, -1):
             r, z, nl = rz[l, :, :H], rz[l, :, H:], n[l]
@@ -495,7 +490,44 @@ def make_backbone(
 class BackboneError(TypeError):
     "A backbone that breaks the contract on a probe batch (shape, finiteness, gradients)."
 
+# %% ../nbs/03_backbones.ipynb #600e9e5f
+def _probe_batch(n_features: int, seq_len: int, batch: int) -> tuple:
+    "A random `(v, m, t)` of `batch` windows: about half the cells observed, every first step all."
+    m = (torch.rand(batch, seq_len, n_features) < 0.5).float()
+    m[:, 0] = 1  # every window observes something
+    v = torch.randn(batch, seq_len, n_features) * m
+    t = torch.linspace(0, 1, seq_len).expand(batch, seq_len).contiguous()
+    return v, m, t
 
+# %% ../nbs/03_backbones.ipynb #fcf33557
+def _check_probe_output(z, out_dim: int, batch: int, who: str):
+    "BackboneError naming the backbone `who` unless `z` is a finite `[batch, out_dim]` tensor."
+    if not torch.is_tensor(z) or tuple(z.shape) != (batch, out_dim):
+        got = tuple(z.shape) if torch.is_tensor(z) else type(z).__name__
+        raise BackboneError(
+            f"{who} returned {got} for {batch} windows, not "
+            f"{(batch, out_dim)} (its out_dim is {out_dim})"
+        )
+    if not torch.isfinite(z).all():
+        raise BackboneError(f"{who} returned NaN or inf on a probe batch of finite windows")
+
+# %% ../nbs/03_backbones.ipynb #aa8c29c0
+def _check_probe_gradients(enc: nn.Module, z: torch.Tensor, who: str):
+    "BackboneError naming `who` unless a backward from `z` reaches every parameter, finite."
+    params = [(n, p) for n, p in enc.named_parameters() if p.requires_grad]
+    if params and z.requires_grad:
+        z.pow(2).mean().backward()
+    cut = [n for n, p in params if p.grad is None]
+    if cut:
+        raise BackboneError(
+            f"{who}: no gradient reaches parameter(s) {cut[:5]} (a detach(), "
+            "a forward under no_grad, or a layer it never uses)"
+        )
+    bad = [n for n, p in params if not torch.isfinite(p.grad).all()]
+    if bad:
+        raise BackboneError(f"{who}: non-finite gradients in {bad[:5]} on a probe batch")
+
+# %% ../nbs/03_backbones.ipynb #281bc0cc
 _PROBED: set = set()  # (factory, n_features, seq_len) probed in this process
 
 
@@ -513,30 +545,13 @@ def check_backbone(
     with torch.random.fork_rng(devices=[]):  # the run's random draws stay as they were
         torch.manual_seed(0)
         enc = make_backbone(name, n_features, seq_len).cpu().train()
-        m = (torch.rand(batch, seq_len, n_features) < 0.5).float()
-        m[:, 0] = 1  # every window observes something
-        v = torch.randn(batch, seq_len, n_features) * m
-        t = torch.linspace(0, 1, seq_len).expand(batch, seq_len).contiguous()
+        v, m, t = _probe_batch(n_features, seq_len, batch)
         try:
             z = enc(v, m, t)
         except Exception as e:
             raise BackboneError(f"{who} failed on a probe batch: {type(e).__name__}: {e}") from e
-        if not torch.is_tensor(z) or tuple(z.shape) != (batch, enc.out_dim):
-            got = tuple(z.shape) if torch.is_tensor(z) else type(z).__name__
-            raise BackboneError(f"{who} returned {got} for {batch} windows, not "
-                                f"{(batch, enc.out_dim)} (its out_dim is {enc.out_dim})")
-        if not torch.isfinite(z).all():
-            raise BackboneError(f"{who} returned NaN or inf on a probe batch of finite windows")
-        params = [(n, p) for n, p in enc.named_parameters() if p.requires_grad]
-        if params and z.requires_grad:
-            z.pow(2).mean().backward()
-        cut = [n for n, p in params if p.grad is None]
-        if cut:
-            raise BackboneError(f"{who}: no gradient reaches parameter(s) {cut[:5]} (a detach(), "
-                                "a forward under no_grad, or a layer it never uses)")
-        bad = [n for n, p in params if not torch.isfinite(p.grad).all()]
-        if bad:
-            raise BackboneError(f"{who}: non-finite gradients in {bad[:5]} on a probe batch")
+        _check_probe_output(z, enc.out_dim, batch, who)
+        _check_probe_gradients(enc, z, who)
     _PROBED.add(key)
 
 # %% ../nbs/03_backbones.ipynb #fb0c6026
@@ -547,7 +562,7 @@ def n_params(
     "Number of parameters of `module`."
     return sum(p.numel() for p in module.parameters() if p.requires_grad or not trainable_only)
 
-
+# %% ../nbs/03_backbones.ipynb #1d178f6f
 def count_flops(
     encoder: nn.Module,  # an encoder `forward(v, m, t)`
     L: int,  # steps per window

@@ -93,6 +93,26 @@ def time_epochs(
     )
     return [h['seconds'] for h in log['history']]
 
+# %% ../nbs/13_bench.ipynb #9b92d516
+def _encoder_floor(algo, backbone: str, info: dict, n_train: int, gflops: float) -> tuple:
+    "Forward FLOPs per window, encoder passes per step, and the epoch's FLOP floor in seconds."
+    from prism_nb.backbones import count_flops, make_backbone
+
+    seq_len, n_features = info['seq_len'], info['n_features']
+    enc_flops = count_flops(make_backbone(backbone, n_features, seq_len), seq_len, n_features)
+    # encoder forward passes per window per step (PRISM: 2 encoders x K views)
+    passes = getattr(algo, 'encoder_passes', 1)
+    return enc_flops, passes, 3 * enc_flops * passes * n_train / (gflops * 1e9)
+
+# %% ../nbs/13_bench.ipynb #f513df17
+def _peak_mib(device) -> float:
+    "Peak memory in MiB: GPU memory allocated on CUDA, else the process's peak RSS."
+    import resource
+
+    if device.type == 'cuda':
+        return torch.cuda.max_memory_allocated() / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 # %% ../nbs/13_bench.ipynb #d464a853
 def _bench_one(
     method: str,
@@ -103,8 +123,6 @@ def _bench_one(
     gflops: float,
     device=None,
 ) -> dict:
-    import resource
-    from prism_nb.backbones import count_flops, make_backbone
     from prism_nb.config import make_config, task_of
     from prism_nb.experiment import build_algorithm
 
@@ -114,23 +132,9 @@ def _bench_one(
     algo = build_algorithm(cfg, data.info)
     if device.type == 'cuda':
         torch.cuda.reset_peak_memory_stats()
-    secs = time_epochs(algo, data.train, batch_size=batch_size, epochs=epochs + 1, device=device)[
-        1:
-    ]  # first epoch warms up
-    enc_flops = count_flops(
-        make_backbone(backbone, data.info['n_features'], data.info['seq_len']),
-        data.info['seq_len'],
-        data.info['n_features'],
-    )
-    passes = getattr(
-        algo, 'encoder_passes', 1
-    )  # encoder forward passes per window per step (PRISM: 2 encoders x K views)
-    floor = 3 * enc_flops * passes * len(data.train) / (gflops * 1e9)
-    peak = (
-        torch.cuda.max_memory_allocated() / 2**20
-        if device.type == 'cuda'
-        else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    )
+    secs = time_epochs(algo, data.train, batch_size=batch_size, epochs=epochs + 1, device=device)
+    secs = secs[1:]  # the first epoch warms up
+    enc_flops, passes, floor = _encoder_floor(algo, backbone, data.info, len(data.train), gflops)
     return dict(
         method=method,
         backbone=backbone,
@@ -142,7 +146,7 @@ def _bench_one(
         encoder_passes=passes,
         flop_floor_seconds=round(floor, 4),
         ratio_to_floor=round(min(secs) / floor, 2),
-        peak_memory_mib=round(peak, 1),
+        peak_memory_mib=round(_peak_mib(device), 1),
         memory_kind='GPU allocated' if device.type == 'cuda' else 'process peak RSS',
     )
 

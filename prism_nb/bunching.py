@@ -6,15 +6,22 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
+import torch
 
-from .core import results_root
-from .config import check_seeds, make_config, record_path
+from .analysis import evaluation_record
+from .core import ConfigError, results_root
+from .config import check_seeds, make_config, record_path, task_of
 from .data import HAR_CLASSES
-from .records import read_record
+from .engine import class_accuracies, percent_correct, predict
+from .probes import encoder_embeddings
+from .records import read_record, read_records
+from .rescore import condition_test_set
 from .report import pm
 
 # %% auto #0
-__all__ = ['BUNCHED', 'class_frame', 'collapse_table', 'plot_class_accuracy']
+__all__ = ['BUNCHED', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'class_frame', 'collapse_table', 'plot_class_accuracy',
+           'plot_bunched_windows', 'branch_ablation', 'branch_probe_record', 'branch_frame', 'branch_table',
+           'branch_verdict', 'condition_scores', 'signal_record', 'signal_table']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -63,6 +70,21 @@ def collapse_table(
     return pd.DataFrame(cells).T.rename_axis('row')
 
 # %% ../nbs/21_bunching.ipynb #0f4274b4
+def _heat_panel(ax, g: pd.DataFrame, title: str):
+    "A heat map of the accuracies `g` (rows x classes) on `ax`, cells labelled; returns the image."
+    a = g.to_numpy(float)
+    im = ax.imshow(a, vmin=0, vmax=100, cmap='viridis', aspect='auto')
+    for (i, j), v in np.ndenumerate(a):
+        if np.isfinite(v):
+            ax.text(j, i, f'{v:.0f}', ha='center', va='center', fontsize=8,
+                    color='w' if v < 60 else 'k')
+    short = [c.replace('WALKING_', 'W_')[:9] for c in g.columns]
+    ax.set_xticks(range(len(short)), short, rotation=45, ha='right', fontsize=8)
+    ax.set_yticks(range(len(g)), list(g.index))
+    ax.set_title(title)
+    return im
+
+
 def plot_class_accuracy(
     frame: pd.DataFrame,  # `class_frame`
     conditions=('Random',) + BUNCHED,
@@ -73,40 +95,266 @@ def plot_class_accuracy(
     rows = list(dict.fromkeys(frame.row))
     ncols = min(2, len(conditions))  # rows of two panels: legible at a page's width
     nrows = -(-len(conditions) // ncols)
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
-        sharex=True,
-        sharey=True,
-        squeeze=False,
-        layout='constrained',
-    )
+    fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
+                             figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
+                             layout='constrained')
     for ax in axes.flat[len(conditions) :]:
         ax.set_visible(False)
     for ax, cond in zip(axes.flat, conditions):
         g = frame[frame.condition == cond].groupby(['row', 'cls'], sort=False).acc.mean().unstack()
-        g = g.reindex(index=rows, columns=list(HAR_CLASSES))
-        im = ax.imshow(g.to_numpy(float), vmin=0, vmax=100, cmap='viridis', aspect='auto')
-        for (i, j), a in np.ndenumerate(g.to_numpy(float)):
-            if np.isfinite(a):
-                ax.text(
-                    j,
-                    i,
-                    f'{a:.0f}',
-                    ha='center',
-                    va='center',
-                    fontsize=8,
-                    color='w' if a < 60 else 'k',
-                )
-        ax.set_xticks(
-            range(len(HAR_CLASSES)),
-            [c.replace('WALKING_', 'W_')[:9] for c in HAR_CLASSES],
-            rotation=45,
-            ha='right',
-            fontsize=8,
-        )
-        ax.set_yticks(range(len(rows)), rows)
-        ax.set_title(cond)
+        im = _heat_panel(ax, g.reindex(index=rows, columns=list(HAR_CLASSES)), cond)
     fig.colorbar(im, ax=axes.ravel().tolist(), label='class accuracy (%)', shrink=0.8)
     return fig
+
+# %% ../nbs/21_bunching.ipynb #5da3798f
+def plot_bunched_windows(
+    cfg: dict,  # a HAR-C config (e.g. `make_config(dataset='harc_ps')`): its seed draws the masks
+    classes=('WALKING', 'WALKING_UPSTAIRS', 'LAYING'),
+    conditions=('Random', 'First-P', 'Mid-P'),
+    channel: int = 0,  # which channel (0: total acceleration x)
+):
+    "Classes x conditions: a test window's full signal (line) and the steps the condition observes."
+    import matplotlib.pyplot as plt
+
+    task = task_of(cfg)
+    data, full = task.load(cfg), task.test_windows(cfg)
+    fig, axes = plt.subplots(
+        len(classes),
+        len(conditions),
+        figsize=(2.6 * len(conditions) + 0.8, 1.7 * len(classes) + 0.6),
+        sharex=True,
+        sharey='row',
+        squeeze=False,
+        layout='constrained',
+    )
+    for i, cls in enumerate(classes):
+        k = int((full.y == HAR_CLASSES.index(cls)).nonzero()[0, 0])
+        t = full.t[k].numpy()
+        for j, cond in enumerate(conditions):
+            x, ax = data.tests[cond], axes[i, j]
+            seen = x.m[k, :, channel].bool().numpy()
+            ax.plot(t, full.v[k, :, channel].numpy(), color='0.75', lw=1)
+            ax.plot(t[seen], x.v[k, seen, channel].numpy(), 'o', ms=3, color='C0')
+            ax.set_title(f'{cls.replace("WALKING_", "W_")}, {cond}', fontsize=9)
+            ax.tick_params(labelsize=8)
+        axes[i, 0].set_ylabel(data.info['channels'][channel], fontsize=8)
+    for ax in axes[-1]:
+        ax.set_xlabel('time (s)', fontsize=8)
+    return fig
+
+# %% ../nbs/21_bunching.ipynb #32ce442b
+BRANCHES = ('E_feat', 'E_samp')  # PRISM's encoders, in the order of the head's input
+BRANCH_PROBE_DESIGN = dict(conditions=['Random', *BUNCHED], reference='source validation mean')
+
+
+def _branch_features(algo, x) -> dict:
+    "{branch: features [N, H] as float32 tensors} of the windows `x`."
+    return {e: torch.from_numpy(encoder_embeddings(getattr(algo, e), x)).float() for e in BRANCHES}
+
+
+def _scores(pred: torch.Tensor, y: torch.Tensor, n_classes: int) -> dict:
+    "Accuracy (%) and per-class accuracies of the predictions `pred`."
+    return dict(acc=percent_correct(pred, y), per_class=class_accuracies(pred, y, n_classes))
+
+# %% ../nbs/21_bunching.ipynb #11923544
+@torch.no_grad()
+def branch_ablation(
+    algo,  # a trained PRISM with both encoders (`load_model`)
+    cfg: dict,  # its config
+    design: dict = BRANCH_PROBE_DESIGN,
+) -> dict:
+    "{condition: {'scores': {'both'|'E_samp held'|'E_feat held': ...}, 'shift', 'shift_per_class'}}"
+    if any(getattr(algo, e, None) is None for e in BRANCHES):
+        raise ConfigError(
+            f"the branch probe needs both of PRISM's encoders; {cfg['method']} "
+            f"(variant {cfg.get('variant')}) lacks one"
+        )
+    data = task_of(cfg).load(cfg)
+    n_classes = data.info['n_classes']
+    ref = _branch_features(algo, data.val)
+    mean = {e: z.mean(0) for e, z in ref.items()}
+    # the mean squared distance to the mean on the reference windows: 1 there, robust to dead units
+    spread = {e: (z - mean[e]).pow(2).sum(1).mean().clamp_min(1e-12) for e, z in ref.items()}
+    out = {}
+    for cond in design['conditions']:
+        x = data.tests[cond]
+        z = _branch_features(algo, x)
+        scores = {}
+        for name, held in (('both', None), ('E_samp held', 'E_samp'), ('E_feat held', 'E_feat')):
+            parts = [mean[e].expand_as(z[e]) if e == held else z[e] for e in BRANCHES]
+            scores[name] = _scores(algo.head(torch.cat(parts, 1)).argmax(1), x.y, n_classes)
+        z2 = {e: (z[e] - mean[e]).pow(2).sum(1) / spread[e] for e in BRANCHES}  # per window
+        out[cond] = dict(
+            scores=scores,
+            shift={e: float(v.mean()) for e, v in z2.items()},
+            shift_per_class={
+                e: [
+                    float(v[x.y == k].mean()) if (x.y == k).any() else None
+                    for k in range(n_classes)
+                ]
+                for e, v in z2.items()
+            },
+        )
+    return out
+
+# %% ../nbs/21_bunching.ipynb #f9336980
+def branch_probe_record(
+    source,  # a PRISM run's record (.json path) whose checkpoint is at hand
+    design: dict = BRANCH_PROBE_DESIGN,
+    checkpoints_dir=None,
+    force: bool = False,
+) -> dict:
+    "`branch_ablation` of the model of `source`, run once, kept as a `harc_bunching_probe` record."
+    return evaluation_record(
+        source,
+        'harc_bunching_probe',
+        design,
+        branch_ablation,
+        checkpoints_dir=checkpoints_dir,
+        force=force,
+    )
+
+# %% ../nbs/21_bunching.ipynb #4e0c7ef2
+_BRANCH_COLUMNS = ['model', 'seed', 'draw', 'condition', 'probe', 'acc', 'worst', 'worst_class',
+                   *HAR_CLASSES, *(f'{e} shift' for e in BRANCHES)]
+
+
+def _branch_rows(r: dict) -> list:
+    "The `branch_frame` rows of one probe record."
+    c, rows = r['config'], []
+    for cond, res in r['results'].items():
+        shift = {f'{e} shift': res['shift'][e] for e in BRANCHES}
+        for probe, s in res['scores'].items():
+            k = int(np.argmin(s['per_class']))
+            rows.append(dict(model=r['source']['id'], seed=c['seed'], draw=c.get('draw', 0),
+                             condition=cond, probe=probe, acc=s['acc'], worst=s['per_class'][k],
+                             worst_class=HAR_CLASSES[k], **dict(zip(HAR_CLASSES, s['per_class'])),
+                             **shift))
+    return rows
+
+
+def branch_frame(
+    results_dir=None,  # default <repo>/results
+    design: dict = BRANCH_PROBE_DESIGN,
+) -> pd.DataFrame:
+    "A row per (model, condition, probe): seed, draw, acc, worst, worst_class, classes, shifts."
+    records = read_records(results_root(results_dir) / 'harc_bunching_probe')
+    rows = [row for r in records if r['design'] == design for row in _branch_rows(r)]
+    return pd.DataFrame(rows, columns=_BRANCH_COLUMNS)
+
+# %% ../nbs/21_bunching.ipynb #0d4ac288
+def _mean_se(v) -> tuple:
+    "(mean, standard error) of the values `v` (se None for fewer than two)."
+    v = np.asarray(v, float)
+    return float(v.mean()), (float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else None)
+
+
+def branch_table(frame: pd.DataFrame) -> pd.DataFrame:
+    "Condition x probe: accuracy and worst class (mean ± se over models), and each branch's shift."
+    rows = []
+    for cond, g in frame.groupby('condition', sort=False):
+        row = {'condition': cond, 'models': g.model.nunique()}
+        for probe, h in g.groupby('probe', sort=False):
+            row[f'{probe}: acc'] = pm(*_mean_se(h.acc), 1)
+            row[f'{probe}: worst class'] = pm(*_mean_se(h.worst), 1)
+        both = g[g.probe == 'both']
+        for e in BRANCHES:
+            row[f'{e} shift'] = pm(*_mean_se(both[f'{e} shift']), 2)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index('condition')
+
+# %% ../nbs/21_bunching.ipynb #ed45170f
+def _h2_word(m: float, se: float | None) -> str:
+    "H2's test-time verdict on a mean paired change `m` in the worst class, standard error `se`."
+    if se is None:
+        return 'too few models'
+    if m > 2 * se:
+        return 'supported: rises by more than 2 se'
+    return 'refuted: falls by more than 2 se' if m < -2 * se else 'refuted: within 2 se'
+
+
+def branch_verdict(
+    frame: pd.DataFrame,  # `branch_frame`
+    conditions=BUNCHED,
+) -> pd.DataFrame:
+    "Per condition: paired change (E_samp held - both) in accuracy and worst class; H2's verdict."
+    rows = []
+    for cond in conditions:
+        g = frame[frame.condition == cond].pivot_table(
+            index='model', columns='probe', values=['acc', 'worst']
+        )
+        if g.empty:
+            continue
+        d_acc, d_worst = (g[(k, 'E_samp held')] - g[(k, 'both')] for k in ('acc', 'worst'))
+        (m, se), n = _mean_se(d_worst), len(d_worst)
+        rows.append(
+            {
+                'condition': cond,
+                'models': n,
+                'Δ acc': pm(*_mean_se(d_acc), 1),
+                'Δ worst class': pm(m, se, 1),
+                'H2 (test time)': _h2_word(m, se),
+            }
+        )
+    return pd.DataFrame(rows).set_index('condition') if rows else pd.DataFrame()
+
+# %% ../nbs/21_bunching.ipynb #6d24d686
+SIGNAL_DESIGN = dict(conditions=['Random', 'Send-on-delta', *BUNCHED])
+
+
+def condition_scores(
+    algo,  # a trained model (`load_model`)
+    cfg: dict,  # its config
+    design: dict = SIGNAL_DESIGN,
+) -> dict:
+    "{condition: {'acc', 'per_class'}}: the model on its test windows under each condition."
+    out = {}
+    for cond in design['conditions']:
+        x = condition_test_set(cfg, cond)
+        out[cond] = _scores(predict(algo, x).cpu(), x.y, len(HAR_CLASSES))
+    return out
+
+# %% ../nbs/21_bunching.ipynb #90721215
+def signal_record(
+    source,  # a run's record (.json path) whose checkpoint is at hand
+    design: dict = SIGNAL_DESIGN,
+    checkpoints_dir=None,
+    force: bool = False,
+) -> dict:
+    "Run `condition_scores` on the model of `source` once and keep it as a `harc_signal` record."
+    return evaluation_record(
+        source,
+        'harc_signal',
+        design,
+        condition_scores,
+        checkpoints_dir=checkpoints_dir,
+        force=force,
+    )
+
+# %% ../nbs/21_bunching.ipynb #f6c74874
+def signal_table(
+    results_dir=None,  # default <repo>/results
+    design: dict = SIGNAL_DESIGN,
+) -> pd.DataFrame:
+    "Method x condition: accuracy and worst class, mean ± se over models; collapsed models."
+    rows = []
+    for r in read_records(results_root(results_dir) / 'harc_signal'):
+        if r['design'] == design:
+            rows += [
+                dict(
+                    method=r['config']['method'],
+                    model=r['source']['id'],
+                    condition=c,
+                    acc=s['acc'],
+                    worst=min(s['per_class']),
+                )
+                for c, s in r['results'].items()
+            ]
+    df = pd.DataFrame(rows, columns=['method', 'model', 'condition', 'acc', 'worst'])
+    out = {}
+    for (m, c), g in df.groupby(['method', 'condition'], sort=False):
+        out.setdefault(m, {'models': g.model.nunique()})[c] = (
+            f"{pm(*_mean_se(g.acc), 1)} (worst {pm(*_mean_se(g.worst), 1)}; "
+            f"{int((g.worst < 50).sum())} below 50)"
+        )
+    return pd.DataFrame(out).T.rename_axis('method')

@@ -33,7 +33,7 @@ class DataArchive(NamedTuple):
     sha256: str
     origin: str  # the dataset, version and address, for the message when the file is missing
 
-
+# %% ../nbs/09_clinical.ipynb #d126a7fa
 # path under data_dir() -> DataArchive; two registrations are one only if sha256 and origin agree
 DATA_ARCHIVES = Registry('data archive', identity=tuple, names=PATH_RULE)
 for _rel, _sha, _origin in (
@@ -83,7 +83,7 @@ for _rel, _sha, _origin in (
     DATA_ARCHIVES.register(_rel, DataArchive(_sha, _origin))
 DATA_ARCHIVES.freeze()  # the package's own files: no plugin may swap a checksum
 
-
+# %% ../nbs/09_clinical.ipynb #d8f296ee
 def clinical_archive(
     rel: str,  # path under the data root, a name in `DATA_ARCHIVES`
     root=None,  # data root; default `data_dir()`
@@ -236,7 +236,7 @@ def observed_stats(
     std = var.sqrt()
     return mean, torch.where(std > 0, std, torch.ones_like(std))
 
-
+# %% ../nbs/09_clinical.ipynb #99a3316f
 def standardize(
     x: ISMTS,  # batch to scale, v/m [B,L,D]
     mean: torch.Tensor,  # [D] from the training split
@@ -316,60 +316,16 @@ def unsupported_features(
 
 # %% ../nbs/09_clinical.ipynb #61e76c27
 EICU_REGIONS = ['Northeast', 'West', 'South', 'Midwest']
-EICU_DEMO_FEATURES = [
-    'hr',
-    'o2sat',
-    'resp',
-    'temp',
-    'sbp',
-    'dbp',
-    'map',
-    'glu',
-    'urine',
-    'fio2',  # bedside
-    'alb',
-    'alp',
-    'alt',
-    'ast',
-    'be',
-    'bicar',
-    'bili',
-    'bili_dir',
-    'bnd',
-    'bun',
-    'ca',
-    'cai',
-    'ck',
-    'ckmb',
-    'cl',
-    'crea',
-    'crp',
-    'fgn',
-    'hgb',
-    'inr_pt',
-    'k',
-    'lact',
-    'lymph',
-    'mch',
-    'mchc',
-    'mcv',
-    'methb',
-    'mg',
-    'na',
-    'neut',
-    'pco2',
-    'ph',
-    'phos',
-    'plt',
-    'po2',
-    'ptt',
-    'tnt',
-    'wbc',
-]  # labs
+# the 48 series in feature order: 10 bedside (hr .. fio2), then 38 labs (alb .. wbc)
+EICU_DEMO_FEATURES = (
+    'hr o2sat resp temp sbp dbp map glu urine fio2 '
+    'alb alp alt ast be bicar bili bili_dir bnd bun ca cai ck ckmb cl crea crp fgn hgb inr_pt k '
+    'lact lymph mch mchc mcv methb mg na neut pco2 ph phos plt po2 ptt tnt wbc'
+).split()
 _YAIB = 'eicu_demo/eicu_demo_yaib_mortality24.zip'
 _EICU_TABLES = 'eicu_demo/eicu_demo_2.0.1_tables_partial.zip'
 
-
+# %% ../nbs/09_clinical.ipynb #a85f61c8
 def read_eicu_table(
     name: str,  # table name as PhysioNet spells it, e.g. 'patient'
     root=None,  # data root; default data_dir()
@@ -385,8 +341,28 @@ def read_eicu_table(
             )
         return pd.read_csv(io.BytesIO(z.read(member)), compression='gzip')
 
+# %% ../nbs/09_clinical.ipynb #bf1a2ab9
+def _eicu_demo_meta(
+    stays: np.ndarray,  # the cohort's stay ids, sorted
+    outc: pd.DataFrame,  # YAIB's outcome table (stay_id, label)
+    root,  # data root
+) -> pd.DataFrame:
+    "One row per stay: `stay_id`, `icu_death`, `hospitalid`, `region` and the discharge columns."
+    pat = read_eicu_table('patient', root).set_index('patientunitstayid')
+    hosp = read_eicu_table('hospital', root).set_index('hospitalid')
+    meta = pd.DataFrame({'stay_id': stays})
+    meta['icu_death'] = outc.set_index('stay_id').label.reindex(stays).to_numpy()
+    p = pat.reindex(stays)
+    meta['hospitalid'] = p.hospitalid.to_numpy()
+    meta['region'] = hosp.region.reindex(p.hospitalid).fillna('Unknown').to_numpy().astype(str)
+    meta['unitdischargestatus'] = p.unitdischargestatus.fillna('').to_numpy().astype(str)
+    meta['unitdischargeoffset'] = p.unitdischargeoffset.to_numpy()
+    meta['hospitaldischargestatus'] = p.hospitaldischargestatus.fillna('').to_numpy().astype(str)
+    return meta
+
 # %% ../nbs/09_clinical.ipynb #652e51fe
 def _build_eicu_demo(root, label, unknown_region):
+    "The eICU demo cohort: (sparse cells, times, labels, domains, meta, info)."
     with zipfile.ZipFile(clinical_archive(_YAIB, root, verify=False)) as z:
         rd = lambda n: pd.read_parquet(
             io.BytesIO(z.read(f'yaib_mortality24_eicu_demo/{n}.parquet'))
@@ -399,19 +375,9 @@ def _build_eicu_demo(root, label, unknown_region):
     if len(dyn) != len(stays) * 25:
         raise ValueError("expected 25 hourly rows per stay")
     dyn = dyn.sort_values(['stay_id', 'time'])
-    v = (
-        dyn[EICU_DEMO_FEATURES].to_numpy(np.float32).reshape(len(stays), 25, -1)[:, :24]
-    )  # drop hour 24: after the window
-    pat = read_eicu_table('patient', root).set_index('patientunitstayid')
-    hosp = read_eicu_table('hospital', root).set_index('hospitalid')
-    meta = pd.DataFrame({'stay_id': stays})
-    meta['icu_death'] = outc.set_index('stay_id').label.reindex(stays).to_numpy()
-    p = pat.reindex(stays)
-    meta['hospitalid'] = p.hospitalid.to_numpy()
-    meta['region'] = hosp.region.reindex(p.hospitalid).fillna('Unknown').to_numpy().astype(str)
-    meta['unitdischargestatus'] = p.unitdischargestatus.fillna('').to_numpy().astype(str)
-    meta['unitdischargeoffset'] = p.unitdischargeoffset.to_numpy()
-    meta['hospitaldischargestatus'] = p.hospitaldischargestatus.fillna('').to_numpy().astype(str)
+    # drop hour 24: it lies after the window
+    v = dyn[EICU_DEMO_FEATURES].to_numpy(np.float32).reshape(len(stays), 25, -1)[:, :24]
+    meta = _eicu_demo_meta(stays, outc, root)
     if label == 'icu':
         y = meta.icu_death.to_numpy()
     else:
@@ -495,6 +461,33 @@ def feature_observation_rates(
     size = pd.Series(groups).value_counts()
     return df[size.reindex(df.index).to_numpy() >= min_stays]
 
+# %% ../nbs/09_clinical.ipynb #128986ed
+def _hospitals_by_region(data: ClinicalData, rates: pd.DataFrame) -> tuple:
+    "`rates` with its hospitals (rows) sorted by region, and the region of each row."
+    region = data.meta.groupby('hospitalid').region.first().reindex(rates.index).fillna('unknown')
+    order = sorted(rates.index, key=lambda h: (region[h], h))
+    return rates.loc[order], region.loc[order]
+
+# %% ../nbs/09_clinical.ipynb #2e14df51
+def _mark_regions(ax, region: pd.Series, x: float):
+    "White lines between the regions' rows of the map on `ax`; each region's name at column `x`."
+    codes = region.to_numpy()
+    for i in range(1, len(codes)):
+        if codes[i] != codes[i - 1]:
+            ax.axhline(i - 0.5, color='w', lw=2)
+    for name in pd.unique(codes):
+        rows = np.flatnonzero(codes == name)
+        ax.text(
+            x,
+            rows.mean(),
+            f' {name}',
+            va='center',
+            ha='left',
+            fontsize=9,
+            clip_on=False,
+            transform=ax.transData,
+        )
+
 # %% ../nbs/09_clinical.ipynb #5d6dda0a
 def plot_feature_observation_rates(
     data: ClinicalData,  # a dataset with 'hospitalid'/'region' in `meta`
@@ -510,14 +503,9 @@ def plot_feature_observation_rates(
     rates = feature_observation_rates(data, by, min_stays)
     rates = rates[rates.mean().sort_values(ascending=False).index[:n_features]]
     region = None
-    if (
-        by == 'hospital' and 'region' in data.meta
-    ):  # the domains are regions: hospitals sorted into them
-        region = (
-            data.meta.groupby('hospitalid').region.first().reindex(rates.index).fillna('unknown')
-        )
-        order = sorted(rates.index, key=lambda h: (region[h], h))
-        rates, region = rates.loc[order], region.loc[order]
+    # the domains are regions: the hospitals are sorted into them
+    if by == 'hospital' and 'region' in data.meta:
+        rates, region = _hospitals_by_region(data, rates)
     if ax is None:
         _, ax = plt.subplots(figsize=(0.25 * rates.shape[1] + 2.6, 0.22 * len(rates) + 1.5))
     # a power scale: vitals are measured almost every hour, labs a few times a day; on a
@@ -534,29 +522,14 @@ def plot_feature_observation_rates(
     ax.set_xlabel('feature')
     ax.set_ylabel(by)
     if region is not None:
-        codes = region.to_numpy()
-        for i in range(1, len(codes)):
-            if codes[i] != codes[i - 1]:
-                ax.axhline(i - 0.5, color='w', lw=2)
-        for name in pd.unique(codes):
-            rows = np.flatnonzero(codes == name)
-            ax.text(
-                rates.shape[1] - 0.3,
-                rows.mean(),
-                f' {name}',
-                va='center',
-                ha='left',
-                fontsize=9,
-                clip_on=False,
-                transform=ax.transData,
-            )
+        _mark_regions(ax, region, rates.shape[1] - 0.3)
     bar = ax.figure.colorbar(
         im, ax=ax, pad=0.2 if region is not None else 0.05, ticks=[0, 0.02, 0.1, 0.25, 0.5, 1]
     )
     bar.set_label('share of recorded hours with the feature measured')
     return ax
 
-# %% ../nbs/09_clinical.ipynb #0aa49cb3
+# %% ../nbs/09_clinical.ipynb #325c043e
 EICU_RAW_FEATURES = {  # feature -> (table, column or lab name)
     'heartrate': ('vitalPeriodic', 'heartrate'),
     'respiration': ('vitalPeriodic', 'respiration'),
@@ -572,13 +545,13 @@ EICU_RAW_FEATURES = {  # feature -> (table, column or lab name)
 }
 EICU_RAW_TABLES = ['patient', 'hospital', 'vitalPeriodic', 'vitalAperiodic', 'lab']
 
-
-def eicu_from_tables(
-    tables: dict,  # eICU table name -> DataFrame in PhysioNet's schema
-    hours: int = 24,  # input window after unit admission
-    min_age: int = 18,  # adults only
-) -> ClinicalData:
-    "The eICU in-hospital mortality cohort (hourly, first `hours` h, 11 features, region domains)."
+# %% ../nbs/09_clinical.ipynb #0458b654
+def _eicu_raw_cohort(
+    tables: dict,  # eICU table name -> DataFrame
+    hours: int,  # input window after unit admission
+    min_age: int,  # youngest age kept
+) -> tuple:
+    "The kept stays of `patient` sorted by stay id, their regions, and the stays dropped by reason."
     pat, hosp = tables['patient'], tables['hospital']
     age = pd.to_numeric(pat.age.astype(str).str.replace('> 89', '90'), errors='coerce')
     region = pat.hospitalid.map(hosp.set_index('hospitalid').region)
@@ -592,10 +565,17 @@ def eicu_from_tables(
         dropped[reason] = int((keep & ~ok).sum())
         keep &= ok
     cohort = pat[keep].sort_values('patientunitstayid')
-    stays = cohort.patientunitstayid.to_numpy()
-    feats = list(EICU_RAW_FEATURES)
+    return cohort, region[keep.to_numpy()].loc[cohort.index].to_numpy(), dropped
+
+# %% ../nbs/09_clinical.ipynb #8c87d631
+def _eicu_raw_cells(
+    tables: dict,  # eICU table name -> DataFrame
+    stays: np.ndarray,  # the cohort's patientunitstayid, sorted
+    hours: int,  # input window after unit admission
+) -> pd.DataFrame:
+    "One row per observed cell: `stay` (index into `stays`), `step` (hour), `feat`, mean `value`."
     long = []
-    for k, (name, (table, col)) in enumerate(EICU_RAW_FEATURES.items()):
+    for k, (table, col) in enumerate(EICU_RAW_FEATURES.values()):
         df = tables[table]
         if table == 'lab':
             df, off, val = df[df.labname == col], 'labresultoffset', 'labresult'
@@ -614,10 +594,21 @@ def eicu_from_tables(
     long = pd.concat(long, ignore_index=True).dropna(subset=['value'])
     long = long[np.isin(long.stay, stays) & (long.offset >= 0) & (long.offset < hours * 60)]
     long = long.assign(stay=np.searchsorted(stays, long.stay), step=long.offset // 60)
-    cells = long.groupby(['stay', 'step', 'feat'], as_index=False).value.mean()
+    return long.groupby(['stay', 'step', 'feat'], as_index=False).value.mean()
+
+# %% ../nbs/09_clinical.ipynb #0aa49cb3
+def eicu_from_tables(
+    tables: dict,  # eICU table name -> DataFrame in PhysioNet's schema
+    hours: int = 24,  # input window after unit admission
+    min_age: int = 18,  # adults only
+) -> ClinicalData:
+    "The eICU in-hospital mortality cohort (hourly, first `hours` h, 11 features, region domains)."
+    cohort, reg, dropped = _eicu_raw_cohort(tables, hours, min_age)
+    stays = cohort.patientunitstayid.to_numpy()
+    feats = list(EICU_RAW_FEATURES)
+    cells = _eicu_raw_cells(tables, stays, hours)
     obs = {c: cells[c].to_numpy() for c in ('stay', 'step', 'feat', 'value')}
     y = (cohort.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
-    reg = region[keep.to_numpy()].loc[cohort.index].to_numpy()
     d = np.array([EICU_REGIONS.index(r) for r in reg], dtype=np.int64)
     t = np.tile(np.arange(hours, dtype=np.float32), (len(stays), 1))
     meta = pd.DataFrame(
@@ -655,45 +646,11 @@ def read_eicu_folder(
 
 # %% ../nbs/09_clinical.ipynb #db04e5ee
 P12_DOMAINS = ['Coronary Care', 'Cardiac Surgery Recovery', 'Medical', 'Surgical']  # ICUType 1..4
-P12_FEATURES = [
-    'ALP',
-    'ALT',
-    'AST',
-    'Albumin',
-    'BUN',
-    'Bilirubin',
-    'Cholesterol',
-    'Creatinine',
-    'DiasABP',
-    'FiO2',
-    'GCS',
-    'Glucose',
-    'HCO3',
-    'HCT',
-    'HR',
-    'K',
-    'Lactate',
-    'MAP',
-    'MechVent',
-    'Mg',
-    'NIDiasABP',
-    'NIMAP',
-    'NISysABP',
-    'Na',
-    'PaCO2',
-    'PaO2',
-    'Platelets',
-    'RespRate',
-    'SaO2',
-    'SysABP',
-    'Temp',
-    'TroponinI',
-    'TroponinT',
-    'Urine',
-    'WBC',
-    'Weight',
-    'pH',
-]
+P12_FEATURES = (
+    'ALP ALT AST Albumin BUN Bilirubin Cholesterol Creatinine DiasABP FiO2 GCS Glucose HCO3 HCT '
+    'HR K Lactate MAP MechVent Mg NIDiasABP NIMAP NISysABP Na PaCO2 PaO2 Platelets RespRate SaO2 '
+    'SysABP Temp TroponinI TroponinT Urine WBC Weight pH'
+).split()
 _P12_DESCRIPTORS = ['RecordID', 'Age', 'Gender', 'Height', 'ICUType', 'Weight']
 _P12_OUTCOME_COLUMNS = [
     'RecordID',
@@ -761,6 +718,47 @@ def _p12_outcomes(path, member: str, b: bytes) -> pd.DataFrame:
             )
     return o.assign(RecordID=rid.astype(np.int64), **{'In-hospital_death': death.astype(np.int64)})
 
+# %% ../nbs/09_clinical.ipynb #b44fd096
+def _p12_record_body(path, member: str, b: bytes) -> bytes:
+    "The lines after the header of record file `member`, checked; empty or ending with a newline."
+    if not Path(member).stem.isdigit():
+        raise ValueError(f"{path}:{member}: the file name is not a RecordID")
+    head, _, body = b.partition(b'\n')
+    if head != b'Time,Parameter,Value':
+        raise ValueError(
+            f"{path}:{member}: line 1: header {head[:40]!r}, expected b'Time,Parameter,Value'"
+        )
+    if body and not body.endswith(b'\n'):
+        body += b'\n'
+    if body and (err := _p12_bad_line(path, member, body)):
+        raise err
+    return body
+
+# %% ../nbs/09_clinical.ipynb #f0a86b82
+def _p12_lines(
+    path,  # the set's archive, for the error
+    bodies: list,  # each record's checked lines, as `_p12_record_body` returns them
+    ids: list,  # RecordID of each body
+    nlines: list,  # number of lines of each body
+) -> pd.DataFrame:
+    "The lines as columns `hh`, `mm`, `param`, `value`, plus `rec` and `line` (line 1: the header)."
+    # 'HH:MM,param,value' -> 'HH,MM,param,value' so that the C parser reads the time as two integers
+    df = pd.read_csv(
+        io.BytesIO(b''.join(bodies).replace(b':', b',')),
+        header=None,
+        names=['hh', 'mm', 'param', 'value'],
+        dtype={'hh': np.int32, 'mm': np.int32, 'param': 'category', 'value': np.float64},
+        keep_default_na=False,
+        na_values=[''],
+    )
+    if len(df) != sum(nlines):
+        raise ValueError(f"{path}: parsed {len(df)} lines, expected {sum(nlines)}")
+    nlines = np.array(nlines)
+    first = np.cumsum(nlines) - nlines  # each record's first row in `df`
+    df['rec'] = np.repeat(np.array(ids, dtype=np.int64), nlines)
+    df['line'] = (np.arange(len(df)) - np.repeat(first, nlines) + 2).astype(np.int32)
+    return df
+
 # %% ../nbs/09_clinical.ipynb #cc815041
 def _read_p12_set(
     path,  # a set-x.tar.gz holding <set>/<RecordID>.txt files and Outcomes-x.txt
@@ -777,18 +775,7 @@ def _read_p12_set(
                     raise ValueError(f"{path}: two outcome files, {outcomes[0]} and {mem.name}")
                 outcomes = mem.name, _p12_outcomes(path, mem.name, b)
                 continue
-            if not Path(mem.name).stem.isdigit():
-                raise ValueError(f"{path}:{mem.name}: the file name is not a RecordID")
-            head, _, body = b.partition(b'\n')
-            if head != b'Time,Parameter,Value':
-                raise ValueError(
-                    f"{path}:{mem.name}: line 1: header {head[:40]!r}, expected "
-                    "b'Time,Parameter,Value'"
-                )
-            if body and not body.endswith(b'\n'):
-                body += b'\n'
-            if body and (err := _p12_bad_line(path, mem.name, body)):
-                raise err
+            body = _p12_record_body(path, mem.name, b)
             rec = int(Path(mem.name).stem)
             bodies.append(body)
             ids.append(rec)
@@ -803,23 +790,7 @@ def _read_p12_set(
             f"{path}:{members[missing[0]]}: record {missing[0]} has no row in {out_name}"
             + (f" (nor do {len(missing) - 1} other records)" if len(missing) > 1 else '')
         )
-    # 'HH:MM,param,value' -> 'HH,MM,param,value' so that the C parser reads the time as two integers
-    df = pd.read_csv(
-        io.BytesIO(b''.join(bodies).replace(b':', b',')),
-        header=None,
-        names=['hh', 'mm', 'param', 'value'],
-        dtype={'hh': np.int32, 'mm': np.int32, 'param': 'category', 'value': np.float64},
-        keep_default_na=False,
-        na_values=[''],
-    )
-    if len(df) != sum(nlines):
-        raise ValueError(f"{path}: parsed {len(df)} lines, expected {sum(nlines)}")
-    nlines = np.array(nlines)
-    df['rec'] = np.repeat(np.array(ids, dtype=np.int64), nlines)
-    df['line'] = (np.arange(len(df)) - np.repeat(np.cumsum(nlines) - nlines, nlines) + 2).astype(
-        np.int32
-    )
-    return df, out[out.RecordID.isin(members)], members
+    return _p12_lines(path, bodies, ids, nlines), out[out.RecordID.isin(members)], members
 
 # %% ../nbs/09_clinical.ipynb #0c1ff04d
 def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
@@ -877,34 +848,83 @@ def _p12_steps(
     )  # padding time: the last observed time
     return recs, stay, step, length, t
 
-# %% ../nbs/09_clinical.ipynb #04ea38ce
-def _build_p12(root):
-    paths = [clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False) for s in 'abc']
-    parts = [_read_p12_set(p) for p in paths]
-    where = {}  # RecordID -> 'archive:file', for errors
+# %% ../nbs/09_clinical.ipynb #2bbdb0db
+def _p12_where(paths: list, parts: list) -> dict:
+    "RecordID -> 'archive:file' over the sets read by `_read_p12_set`; ValueError on a duplicate."
+    where = {}
     for p, (_, _, members) in zip(paths, parts):
         for r, m in members.items():
             if r in where:
                 raise ValueError(f"{p}:{m}: record {r} is also in {where[r]}")
             where[r] = f'{p}:{m}'
+    return where
+
+# %% ../nbs/09_clinical.ipynb #85ca402f
+def _p12_series(
+    lines: pd.DataFrame,  # the lines that are not descriptors, from `_p12_lines`
+) -> tuple:
+    "(one row per (rec, t, feat) with the mean value, sorted; {reason: lines dropped})."
+    n_empty = int(lines.param.isna().sum())
+    known = lines.param.isin(P12_FEATURES)
+    n_unknown = int((lines.param.notna() & ~known).sum())
+    lines = lines[known]
+    n_negative = int((lines.value < 0).sum())  # -1 and the like: no P12 variable can be negative
+    lines = lines[lines.value >= 0]
+    lines = lines.assign(
+        t=lines.hh + lines.mm / 60.0,
+        feat=pd.Categorical(lines.param.astype(str), P12_FEATURES).codes,
+    )
+    # one step per distinct timestamp: dense rank of the time within the stay
+    series = lines.groupby(['rec', 't', 'feat'], as_index=False, sort=True).value.mean()
+    dropped = dict(
+        empty_param_lines=n_empty, negative_values=n_negative, unknown_param_lines=n_unknown
+    )
+    return series, dropped
+
+# %% ../nbs/09_clinical.ipynb #733bf3f7
+def _p12_info(
+    desc: pd.DataFrame,  # descriptors of every record, from `_p12_descriptors`
+    out: pd.DataFrame,  # outcomes of every record, indexed by RecordID
+    recs: np.ndarray,  # the records kept
+    lines_dropped: dict,  # {reason: lines dropped} from `_p12_series`
+) -> dict:
+    "`info` of the P12 build: what was dropped, and the counts of all records and their deaths."
+    dropped = sorted(set(desc.index) - set(recs))
+    allrec = dict(
+        n=len(desc),
+        deaths=int(out['In-hospital_death'].sum()),
+        icu_type=desc.ICUType.astype(int).value_counts().sort_index().to_dict(),
+    )
+    return dict(
+        dropped=dict(no_series=len(dropped), **lines_dropped),
+        dropped_no_series=[int(r) for r in dropped],
+        empty_param_lines=lines_dropped['empty_param_lines'],
+        negative_values=lines_dropped['negative_values'],
+        all_records={
+            k: (v if not isinstance(v, dict) else {str(a): int(b) for a, b in v.items()})
+            for k, v in allrec.items()
+        },
+        deaths_by_icu_type={
+            str(k): int(v)
+            for k, v in out['In-hospital_death']
+            .groupby(desc.ICUType.reindex(out.index).astype(int))
+            .sum()
+            .items()
+        },
+    )
+
+# %% ../nbs/09_clinical.ipynb #04ea38ce
+def _build_p12(root):
+    "The P12 cohort from the three sets: (sparse cells, times, labels, domains, meta, info)."
+    paths = [clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False) for s in 'abc']
+    parts = [_read_p12_set(p) for p in paths]
+    where = _p12_where(paths, parts)  # RecordID -> 'archive:file', for errors
     df = pd.concat([p[0] for p in parts], ignore_index=True)
     out = pd.concat(
         [p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True
     ).set_index('RecordID')
     desc, is_desc = _p12_descriptors(df, where)
-    series = df[~is_desc]
-    n_empty = int(series.param.isna().sum())
-    known = series.param.isin(P12_FEATURES)
-    n_unknown = int((series.param.notna() & ~known).sum())
-    series = series[known]
-    n_negative = int((series.value < 0).sum())  # -1 and the like: no P12 variable can be negative
-    series = series[series.value >= 0]
-    series = series.assign(
-        t=series.hh + series.mm / 60.0,
-        feat=pd.Categorical(series.param.astype(str), P12_FEATURES).codes,
-    )
-    # one step per distinct timestamp: dense rank of the time within the stay
-    series = series.groupby(['rec', 't', 'feat'], as_index=False, sort=True).value.mean()
+    series, lines_dropped = _p12_series(df[~is_desc])
     recs, stay, step, length, t = _p12_steps(series)
     o = out.reindex(recs)
     meta = pd.DataFrame(
@@ -926,34 +946,7 @@ def _build_p12(root):
         feat=series.feat.to_numpy().astype(np.int16),
         value=series.value.to_numpy(np.float32),
     )
-    dropped = sorted(set(desc.index) - set(recs))
-    allrec = dict(
-        n=len(desc),
-        deaths=int(out['In-hospital_death'].sum()),
-        icu_type=desc.ICUType.astype(int).value_counts().sort_index().to_dict(),
-    )
-    info = dict(
-        dropped=dict(
-            no_series=len(dropped),
-            empty_param_lines=n_empty,
-            negative_values=n_negative,
-            unknown_param_lines=n_unknown,
-        ),
-        dropped_no_series=[int(r) for r in dropped],
-        empty_param_lines=n_empty,
-        negative_values=n_negative,
-        all_records={
-            k: (v if not isinstance(v, dict) else {str(a): int(b) for a, b in v.items()})
-            for k, v in allrec.items()
-        },
-        deaths_by_icu_type={
-            str(k): int(v)
-            for k, v in out['In-hospital_death']
-            .groupby(desc.ICUType.reindex(out.index).astype(int))
-            .sum()
-            .items()
-        },
-    )
+    info = _p12_info(desc, out, recs, lines_dropped)
     return obs, t, y, meta.icu_type.to_numpy() - 1, meta, info
 
 # %% ../nbs/09_clinical.ipynb #47034542
@@ -975,7 +968,7 @@ def load_p12(
         sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
     )
 
-
+# %% ../nbs/09_clinical.ipynb #159f5090
 def leave_one_domain_out(
     data: ClinicalData,  # any dataset
     target: str,  # held-out domain name (-> test)
@@ -986,53 +979,18 @@ def leave_one_domain_out(
     return domain_split(data, target, seed, val_frac)
 
 # %% ../nbs/09_clinical.ipynb #83710684
-P19_COLUMNS = [
-    'HR',
-    'O2Sat',
-    'Temp',
-    'SBP',
-    'MAP',
-    'DBP',
-    'Resp',
-    'EtCO2',
-    'BaseExcess',
-    'HCO3',
-    'FiO2',
-    'pH',
-    'PaCO2',
-    'SaO2',
-    'AST',
-    'BUN',
-    'Alkalinephos',
-    'Calcium',
-    'Chloride',
-    'Creatinine',
-    'Bilirubin_direct',
-    'Glucose',
-    'Lactate',
-    'Magnesium',
-    'Phosphate',
-    'Potassium',
-    'Bilirubin_total',
-    'TroponinI',
-    'Hct',
-    'Hgb',
-    'PTT',
-    'WBC',
-    'Fibrinogen',
-    'Platelets',
-    'Age',
-    'Gender',
-    'Unit1',
-    'Unit2',
-    'HospAdmTime',
-    'ICULOS',
-    'SepsisLabel',
-]
+# a record's header: 34 series (HR .. Platelets), 6 demographic and administrative columns (Age ..
+# ICULOS), SepsisLabel
+P19_COLUMNS = (
+    'HR O2Sat Temp SBP MAP DBP Resp EtCO2 BaseExcess HCO3 FiO2 pH PaCO2 SaO2 AST BUN Alkalinephos '
+    'Calcium Chloride Creatinine Bilirubin_direct Glucose Lactate Magnesium Phosphate Potassium '
+    'Bilirubin_total TroponinI Hct Hgb PTT WBC Fibrinogen Platelets '
+    'Age Gender Unit1 Unit2 HospAdmTime ICULOS SepsisLabel'
+).split()
 P19_FEATURES = P19_COLUMNS[:34]
 P19_DOMAINS = ['A', 'B']
 
-
+# %% ../nbs/09_clinical.ipynb #23f71060
 def _read_p19_set(path):
     "All patients of one P19 set: a [rows, 41] float array, the patient ids and rows per patient."
     bodies, ids, nlines = [], [], []
@@ -1053,57 +1011,67 @@ def _read_p19_set(path):
     ).to_numpy()
     return arr, np.array(ids), np.array(nlines)
 
+# %% ../nbs/09_clinical.ipynb #469bf302
+def _p19_system(
+    arr: np.ndarray,  # one system's rows [rows, 41], from `_read_p19_set`
+    ids: np.ndarray,  # patient id per stay
+    n: np.ndarray,  # rows per stay
+    W: int,  # window hours
+    system: str,  # the system's name, for `meta`
+) -> tuple:
+    "(values [stays, W, 34] NaN where unobserved, times, labels, meta) of the cohort; its counts."
+    start = np.r_[0, np.cumsum(n)[:-1]]
+    pat = np.repeat(np.arange(len(ids)), n)
+    hour = np.arange(len(arr)) - start[pat]
+    sep = arr[:, -1]
+    any_sep = np.bincount(pat, sep, len(ids)) > 0
+    sep_in = np.bincount(pat, sep * (hour < W), len(ids)) > 0
+    sep_after = np.bincount(pat, sep * (hour >= W), len(ids)) > 0
+    # ICULOS of row 0 of the stay, the same on every row if the rows are consecutive hours
+    offset_h = arr[:, 39] - hour
+    keep = (n > W) & ~sep_in
+    stats = dict(
+        patients=len(ids),
+        septic=int(any_sep.sum()),
+        rows=int(len(arr)),
+        longer_than_window=int((n > W).sum()),
+        septic_in_window=int((sep_in & (n > W)).sum()),
+        cohort=int(keep.sum()),
+        positives=int(sep_after[keep].sum()),
+        iculos_consecutive=bool((offset_h == offset_h[start][pat]).all()),
+    )
+    rows, N, first = keep[pat] & (hour < W), int(keep.sum()), start[keep]
+    meta = pd.DataFrame(
+        {
+            'patient': ids[keep],
+            'system': system,
+            'length': n[keep],
+            'age': arr[first, 34],
+            'gender': arr[first, 35],
+            'first_iculos': arr[first, 39],
+        }
+    )
+    v = arr[rows, :34].reshape(N, W, 34)  # every kept stay has all W rows
+    return v, arr[rows, 39].reshape(N, W) - 1, sep_after[keep].astype(np.int64), meta, stats
+
 # %% ../nbs/09_clinical.ipynb #ec23af62
 def _build_p19(root, W):
+    "The P19 cohort of both systems: (sparse cells, times, labels, domains, meta, info)."
     obs_parts, ys, ds, ts, metas, stats = [], [], [], [], [], {}
     offset = 0
     for k, s in enumerate(P19_DOMAINS):
         arr, ids, n = _read_p19_set(
             clinical_archive(f'p19/training_set{s}.tar.gz', root, verify=False)
         )
-        start = np.r_[0, np.cumsum(n)[:-1]]
-        pat = np.repeat(np.arange(len(ids)), n)
-        hour = np.arange(len(arr)) - start[pat]
-        sep = arr[:, -1]
-        any_sep = np.bincount(pat, sep, len(ids)) > 0
-        sep_in = np.bincount(pat, sep * (hour < W), len(ids)) > 0
-        sep_after = np.bincount(pat, sep * (hour >= W), len(ids)) > 0
-        offset_h = (
-            arr[:, 39] - hour
-        )  # ICULOS of row 0 of the stay, repeated if the rows are consecutive hours
-        iculos_ok = bool((offset_h == offset_h[start][pat]).all())
-        keep = (n > W) & ~sep_in
-        stats[s] = dict(
-            patients=len(ids),
-            septic=int(any_sep.sum()),
-            rows=int(len(arr)),
-            longer_than_window=int((n > W).sum()),
-            septic_in_window=int((sep_in & (n > W)).sum()),
-            cohort=int(keep.sum()),
-            positives=int(sep_after[keep].sum()),
-            iculos_consecutive=iculos_ok,
-        )
-        rows = keep[pat] & (hour < W)
-        v = arr[rows, :34].reshape(int(keep.sum()), W, 34)  # every kept stay has all W rows
+        v, times, y, meta, stats[s] = _p19_system(arr, ids, n, W, s)
         sp = _sparse(v)
         sp['stay'] = (sp['stay'] + offset).astype(np.int32)
-        offset += int(keep.sum())
+        offset += len(y)
         obs_parts.append(sp)
-        ys.append(sep_after[keep].astype(np.int64))
-        ds.append(np.full(int(keep.sum()), k))
-        ts.append(arr[rows, 39].reshape(int(keep.sum()), W) - 1)
-        metas.append(
-            pd.DataFrame(
-                {
-                    'patient': ids[keep],
-                    'system': s,
-                    'length': n[keep],
-                    'age': arr[start[keep], 34],
-                    'gender': arr[start[keep], 35],
-                    'first_iculos': arr[start[keep], 39],
-                }
-            )
-        )
+        ys.append(y)
+        ds.append(np.full(len(y), k))
+        ts.append(times)
+        metas.append(meta)
     obs = {c: np.concatenate([o[c] for o in obs_parts]) for c in obs_parts[0]}
     t = np.concatenate(ts).astype(np.float32)
     dropped = dict(

@@ -193,24 +193,18 @@ def parse_hparams(v) -> dict:
         )
     return v
 
-# %% ../nbs/07_config.ipynb #55d5d2cb
-RESERVED_EXPERIMENTS = ('checkpoints',)  # folder names a results folder keeps for itself
-
-
-def make_config(**overrides) -> dict:
-    "A checked run config: task and common defaults, `overrides`; ConfigError naming the parameter."
-    task = get_task(overrides.get('dataset', 'harc'))
+# %% ../nbs/07_config.ipynb #88962d53
+def _config_keys(task: Task) -> dict:
+    "Every key a config of `task` takes, with its default: the common ones, then the task's own."
     own = {
         **({} if task.name == 'harc' else {'dataset': task.name, 'experiment': task.name}),
         **task.defaults,
     }
-    valid = {**COMMON_DEFAULTS, **own}
-    unknown = set(overrides) - set(valid)
-    if unknown:
-        raise ConfigError(
-            f"unknown config keys {sorted(unknown)} for {task.display}; valid: {sorted(valid)}"
-        )
-    cfg = copy.deepcopy({**valid, **overrides})
+    return {**COMMON_DEFAULTS, **own}
+
+# %% ../nbs/07_config.ipynb #19632e9a
+def _method_class(cfg: dict) -> type:
+    "The method class `cfg['method']` names, its variant checked; lower-cases the name in `cfg`."
     if not isinstance(cfg['method'], str):
         raise ConfigError(f"method must be a name, got {cfg['method']!r}")
     try:
@@ -224,29 +218,46 @@ def make_config(**overrides) -> dict:
             f"{', '.join(cls.variants)}"
             + ('' if len(cls.variants) > 1 else ' (only PRISM has ablation variants)')
         )
-    if not isinstance(cfg['backbone'], str):
-        raise ConfigError(f"backbone must be a name, got {cfg['backbone']!r}")
-    BACKBONES[cfg['backbone']]  # an unknown name: UnknownName (a ConfigError) listing the backbones
-    cfg['backbone'] = BACKBONES.key(cfg['backbone'])
-    check_name('experiment', cfg['experiment'])
-    if cfg['experiment'] in RESERVED_EXPERIMENTS:
+    return cls
+
+# %% ../nbs/07_config.ipynb #8f32591a
+def _backbone_name(name) -> str:
+    "The registered name of backbone `name`; ConfigError (`UnknownName`) listing them if none."
+    if not isinstance(name, str):
+        raise ConfigError(f"backbone must be a name, got {name!r}")
+    BACKBONES[name]  # an unknown name: UnknownName (a ConfigError) listing the backbones
+    return BACKBONES.key(name)
+
+# %% ../nbs/07_config.ipynb #7a8901ae
+RESERVED_EXPERIMENTS = ('checkpoints',)  # folder names a results folder keeps for itself
+
+
+def _check_experiment(
+    experiment,  # the config's `experiment`
+    home: str,  # the task's own results folder (its default `experiment`)
+    task: Task,
+):
+    "Refuse an experiment that is no plain name, a reserved folder or another task's folder."
+    check_name('experiment', experiment)
+    if experiment in RESERVED_EXPERIMENTS:
         raise ConfigError(
-            f"experiment {cfg['experiment']!r} is the name of a results folder's own subfolder; "
+            f"experiment {experiment!r} is the name of a results folder's own subfolder; "
             "choose another"
         )
     others = {t.defaults.get('experiment', t.name): t.display for t in TASKS.values()}
-    if cfg['experiment'] != valid['experiment'] and cfg['experiment'] in others:
+    if experiment != home and experiment in others:
         raise ConfigError(
-            f"experiment {cfg['experiment']!r} is the results folder of "
-            f"{others[cfg['experiment']]}: "
+            f"experiment {experiment!r} is the results folder of {others[experiment]}: "
             f"{task.display} records there would be read as that task's; choose another name"
         )
+
+# %% ../nbs/07_config.ipynb #3afca2f8
+def _check_training(cfg: dict, cls: type):
+    "Check seed, epochs, patience, batch size, lr and pretraining epochs of `cfg`, in place."
     cfg['seed'] = check_int('seed', cfg['seed'], 0, 2**31 - 1)
     cfg['epochs'] = check_int('epochs', cfg['epochs'], 1)
     cfg['patience'] = check_int('patience', cfg['patience'], 1)
-    cfg['batch_size'] = check_int(
-        'batch_size', cfg['batch_size'], 2
-    )  # batch norm needs two windows
+    cfg['batch_size'] = check_int('batch_size', cfg['batch_size'], 2)  # batch norm needs two
     cfg['lr'] = check_real('lr', cfg['lr'], 0, 10, lo_open=True)
     if cfg['pretrain_epochs'] is None:
         cfg['pretrain_epochs'] = cls.default_pretrain_epochs
@@ -256,14 +267,32 @@ def make_config(**overrides) -> dict:
             f"pretrain_epochs: {cls.display} has no label-free pretraining; leave pretrain_epochs "
             "at None (or 0)"
         )
+
+# %% ../nbs/07_config.ipynb #ecdd7863
+def _method_hparams(cfg: dict, cls: type, task: Task) -> dict:
+    "The method's defaults for `task` (or its family), overridden by the user's checked `hparams`."
     try:
         user = check_hparams(cfg['method'], parse_hparams(cfg['hparams']))
     except (TypeError, ValueError) as e:
         raise ConfigError(str(e)) from None
-    cfg['hparams'] = {
-        **cls.task_hparams.get(task.name, cls.task_hparams.get(task.family, {})),
-        **user,
-    }
+    return {**cls.task_hparams.get(task.name, cls.task_hparams.get(task.family, {})), **user}
+
+# %% ../nbs/07_config.ipynb #55d5d2cb
+def make_config(**overrides) -> dict:
+    "A checked run config: task and common defaults, `overrides`; ConfigError naming the parameter."
+    task = get_task(overrides.get('dataset', 'harc'))
+    valid = _config_keys(task)
+    unknown = set(overrides) - set(valid)
+    if unknown:
+        raise ConfigError(
+            f"unknown config keys {sorted(unknown)} for {task.display}; valid: {sorted(valid)}"
+        )
+    cfg = copy.deepcopy({**valid, **overrides})
+    cls = _method_class(cfg)
+    cfg['backbone'] = _backbone_name(cfg['backbone'])
+    _check_experiment(cfg['experiment'], valid['experiment'], task)
+    _check_training(cfg, cls)
+    cfg['hparams'] = _method_hparams(cfg, cls, task)
     task.check(cfg)
     return cfg
 

@@ -386,6 +386,28 @@ def _read_checked(tree: FileTree, rel: str, **expected) -> tuple[bytes, str]:
     return data, check_bytes(data, f"{tree.path}:{rel}", **expected)
 
 # %% ../nbs/01_data.ipynb #ba8d62da
+def _hapt_recording(
+    read,  # rel path -> bytes of a checked archive file
+    path,  # the archive, named in errors
+    labels: np.ndarray,  # [n,5] experiment, user, activity, first, last
+    e: int,  # the experiment
+) -> tuple:
+    "(user, filtered float32 recording [T,9], T) of HAPT experiment `e`, checked by its labels."
+    user = int(labels[labels[:, 0] == e, 1][0])
+    acc = parse_table(read(f'RawData/acc_exp{e:02d}_user{user:02d}.txt'))
+    gyro = parse_table(read(f'RawData/gyro_exp{e:02d}_user{user:02d}.txt'))
+    if acc.shape != gyro.shape or acc.shape[1] != 3:
+        raise ValueError(
+            f"{path}: experiment {e}: acc {acc.shape} and gyro {gyro.shape} must both be [T,3]"
+        )
+    if labels[labels[:, 0] == e, 4].max() > len(acc):
+        raise ValueError(
+            f"{path}: experiment {e}: a labelled segment ends after the recording ({len(acc)} "
+            "samples)"
+        )
+    return user, uci_filter(acc, gyro).astype(np.float32), len(acc)
+
+# %% ../nbs/01_data.ipynb #581068f6
 def build_hapt_windows(
     path,  # HAPT archive (.zip, nested zip, or extracted folder)
     verify: bool = True,  # compare every file read with HAPT_FILES
@@ -400,27 +422,15 @@ def build_hapt_windows(
         )
         return data
 
-    labels = parse_table(
-        read('RawData/labels.txt'), np.int64
-    )  # experiment, user, activity, first, last
+    # experiment, user, activity, first, last
+    labels = parse_table(read('RawData/labels.txt'), np.int64)
     labels = labels[(labels[:, 2] >= 1) & (labels[:, 2] <= len(HAR_CLASSES))]
     exps = sorted(set(labels[:, 0].tolist()))
     recordings, offsets, users, total = [], {}, {}, 0
     for e in exps:  # one pass per experiment; filtering needs the whole recording
-        user = int(labels[labels[:, 0] == e, 1][0])
-        acc = parse_table(read(f'RawData/acc_exp{e:02d}_user{user:02d}.txt'))
-        gyro = parse_table(read(f'RawData/gyro_exp{e:02d}_user{user:02d}.txt'))
-        if acc.shape != gyro.shape or acc.shape[1] != 3:
-            raise ValueError(
-                f"{path}: experiment {e}: acc {acc.shape} and gyro {gyro.shape} must both be [T,3]"
-            )
-        if labels[labels[:, 0] == e, 4].max() > len(acc):
-            raise ValueError(
-                f"{path}: experiment {e}: a labelled segment ends after the recording ({len(acc)} "
-                "samples)"
-            )
-        recordings.append(uci_filter(acc, gyro).astype(np.float32))
-        offsets[e], users[e], total = total, user, total + len(acc)
+        users[e], recording, n = _hapt_recording(read, path, labels, e)
+        recordings.append(recording)
+        offsets[e], total = total, total + n
     seg, start = segment_windows(labels[:, 3], labels[:, 4])
     exp = labels[seg, 0]
     rows = np.array([offsets[e] for e in exps])[np.searchsorted(exps, exp)] + start
@@ -438,13 +448,35 @@ def build_hapt_windows(
     )
 
 # %% ../nbs/01_data.ipynb #bc81091a
+def _read_uci_split(
+    read,  # rel path -> bytes of a checked archive file
+    path,  # the archive, named in errors
+    split: str,  # 'train' or 'test'
+) -> tuple:
+    "(x float32 [N,L,9], y 0-based [N], subject [N]) of one split of the UCI HAR archive, checked."
+    y = parse_table(read(f'{split}/y_{split}.txt'), np.int64)[:, 0]
+    subject = parse_table(read(f'{split}/subject_{split}.txt'), np.int64)[:, 0]
+    x = np.stack(
+        [parse_table(read(f'{split}/Inertial Signals/{s}_{split}.txt')) for s in HAR_SIGNALS], -1
+    )
+    if not (x.shape[0] == len(y) == len(subject)) or x.shape[1] != HAR_L:
+        raise ValueError(
+            f"{path}: {split}: {x.shape[0]} signal rows of {x.shape[1]} values, {len(y)} "
+            "labels, "
+            f"{len(subject)} volunteers; expected equal counts and {HAR_L} values per row"
+        )
+    if not np.isin(y, np.arange(1, len(HAR_CLASSES) + 1)).all():
+        raise ValueError(f"{path}: {split}: labels outside 1..6")
+    return x.astype(np.float32), y - 1, subject
+
+# %% ../nbs/01_data.ipynb #ec8dbb8b
 def read_uci_har(
     path,  # 'UCI HAR Dataset' folder, its zip, or the UCI download zip nesting it
     verify: bool = True,  # check labels by sha256 and signals by git blob id
 ) -> HARWindows:
     "The windows of the official UCI HAR archive, train then test."
     tree = _open_checked(path, 'train/y_train.txt')
-    digests, xs, ys, subjects = {}, [], [], []
+    digests = {}
 
     def read(rel):
         expected = (
@@ -455,24 +487,7 @@ def read_uci_har(
         data, digests[rel] = _read_checked(tree, rel, **expected)
         return data
 
-    for split in ('train', 'test'):
-        y = parse_table(read(f'{split}/y_{split}.txt'), np.int64)[:, 0]
-        subject = parse_table(read(f'{split}/subject_{split}.txt'), np.int64)[:, 0]
-        x = np.stack(
-            [parse_table(read(f'{split}/Inertial Signals/{s}_{split}.txt')) for s in HAR_SIGNALS],
-            -1,
-        )
-        if not (x.shape[0] == len(y) == len(subject)) or x.shape[1] != HAR_L:
-            raise ValueError(
-                f"{path}: {split}: {x.shape[0]} signal rows of {x.shape[1]} values, {len(y)} "
-                "labels, "
-                f"{len(subject)} volunteers; expected equal counts and {HAR_L} values per row"
-            )
-        if not np.isin(y, np.arange(1, len(HAR_CLASSES) + 1)).all():
-            raise ValueError(f"{path}: {split}: labels outside 1..6")
-        xs.append(x.astype(np.float32))
-        ys.append(y - 1)
-        subjects.append(subject)
+    xs, ys, subjects = zip(*(_read_uci_split(read, path, split) for split in ('train', 'test')))
     return HARWindows(
         x=np.concatenate(xs),
         y=np.concatenate(ys),
@@ -660,31 +675,33 @@ class HARSplits:
             f"seed={self.seed})"
         )
 
-    def stats(
-        self,
-        rate: float = 0.2,  # HAR-C observation rate
-    ) -> pd.Series:
-        "The HAR-C column of the paper's dataset-statistics table, computed from the splits."
-        B, L, D = self.train.shape
-        n = [len(self.train), len(self.val), len(self.test)]
-        classes = torch.unique(torch.cat([self.train.y, self.val.y, self.test.y])).numel()
-        dt = float(self.train.t[0, 1] - self.train.t[0, 0])
-        k = math.floor(L * rate)
-        return pd.Series(
-            {
-                'Task': 'Activity recognition',
-                '# Classes': classes,
-                '# Features F': D,
-                'Sequence length T': L,
-                'Time window': f"{L * dt:.2f} s",
-                'Observed fraction': f"{rate:.0%} ({k}/{L} steps)",
-                'Train': n[0],
-                'Val': n[1],
-                'Test': n[2],
-                'Total': sum(n),
-            },
-            name='HAR-C',
-        )
+# %% ../nbs/01_data.ipynb #5eed48c6
+@patch
+def stats(
+    self: HARSplits,
+    rate: float = 0.2,  # HAR-C observation rate
+) -> pd.Series:
+    "The HAR-C column of the paper's dataset-statistics table, computed from the splits."
+    B, L, D = self.train.shape
+    n = [len(self.train), len(self.val), len(self.test)]
+    classes = torch.unique(torch.cat([self.train.y, self.val.y, self.test.y])).numel()
+    dt = float(self.train.t[0, 1] - self.train.t[0, 0])
+    k = math.floor(L * rate)
+    return pd.Series(
+        {
+            'Task': 'Activity recognition',
+            '# Classes': classes,
+            '# Features F': D,
+            'Sequence length T': L,
+            'Time window': f"{L * dt:.2f} s",
+            'Observed fraction': f"{rate:.0%} ({k}/{L} steps)",
+            'Train': n[0],
+            'Val': n[1],
+            'Test': n[2],
+            'Total': sum(n),
+        },
+        name='HAR-C',
+    )
 
 # %% ../nbs/01_data.ipynb #37944c96
 def _ismts(x, y, subject) -> ISMTS:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_engine.ipynb #92dc17e8
 from __future__ import annotations
-import contextlib, copy, math, os, time
+import contextlib, copy, functools, math, os, sys, time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -15,8 +15,8 @@ from .core import ISMTS, derive_seed, ConfigError
 
 # %% auto #0
 __all__ = ['model_device', 'check_device', 'default_device', 'deterministic_mode', 'device_facts', 'cpu_facts', 'predict_logits',
-           'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'EpochBatches',
-           'Selection', 'NonFiniteError', 'nonfinite_weights', 'train_epochs', 'fit']
+           'predict', 'percent_correct', 'class_accuracies', 'accuracy', 'shuffled_batches', 'progress_line',
+           'EpochBatches', 'Selection', 'NonFiniteError', 'nonfinite_weights', 'train_epochs', 'fit']
 
 # %% ../nbs/06_engine.ipynb #103ba88d
 def model_device(model: nn.Module) -> torch.device:
@@ -199,6 +199,22 @@ def shuffled_batches(
 def _fmt(v):
     return f'{v:.4g}' if isinstance(v, float) else str(v)
 
+# %% ../nbs/06_engine.ipynb #77988b68
+def _in_kernel() -> bool:
+    "Whether stdout goes to a Jupyter kernel's front end (JupyterLab, papermill)."
+    iostream = sys.modules.get('ipykernel.iostream')
+    return iostream is not None and isinstance(sys.stdout, iostream.OutStream)
+
+# %% ../nbs/06_engine.ipynb #e483dac3
+def progress_line(line: str):
+    "Show one line of progress now: printed, or in a Jupyter kernel an output of its own."
+    if not _in_kernel():
+        print(line, flush=True)
+        return
+    from IPython.display import display
+
+    display({'text/plain': line}, raw=True)  # raw: shown as given, nothing formatted
+
 # %% ../nbs/06_engine.ipynb #454063c9
 @dataclass
 class EpochBatches:
@@ -276,6 +292,82 @@ def nonfinite_weights(model: nn.Module) -> list:
     ok = torch.stack([torch.isfinite(p.detach()).all() for _, p in named]).tolist()
     return [n for (n, _), good in zip(named, ok) if not good]
 
+# %% ../nbs/06_engine.ipynb #f5885f78
+def _epoch_steps(
+    step: Callable,  # `step(idx) -> {loss name: 0-d tensor or float}`
+    idxs: list,  # the epoch's batches of window indices
+    stop: Callable,  # `stop(what, where=...) -> NonFiniteError` for this epoch
+) -> tuple:
+    "Run one epoch's steps: (summed losses, the GPU's (batch, name, loss) to read at its end)."
+    sums, pending = {}, []
+    for b, idx in enumerate(idxs):
+        for k, v in step(idx).items():
+            v = v.detach().double() if torch.is_tensor(v) else v
+            sums[k] = sums[k] + v if k in sums else v
+            if torch.is_tensor(v) and v.device.type != 'cpu':
+                pending.append((b, k, v))  # read at the epoch's end: no wait per step
+            elif not math.isfinite(float(v)):
+                raise stop(f'loss {k!r} is {float(v)}', where=f', batch {b + 1} of {len(idxs)}')
+    return sums, pending
+
+# %% ../nbs/06_engine.ipynb #a189e7fd
+def _epoch_entry(
+    model: nn.Module,  # the model trained: its weights are checked
+    epoch: int,  # 0-based
+    sums: dict,  # summed losses (`_epoch_steps`)
+    pending: list,  # the GPU's (batch, name, loss) of the epoch
+    n_batches: int,
+    stop: Callable,  # `stop(what, where=...) -> NonFiniteError` for this epoch
+) -> dict:
+    "The epoch's log entry (its mean losses); stops if a loss or a weight is not finite."
+    entry = {'epoch': epoch, **{k: float(v) / max(n_batches, 1) for k, v in sums.items()}}
+    for k in sums:
+        if not math.isfinite(entry[k]):  # only a GPU's losses get here: the CPU's stopped above
+            b, v = _first_nonfinite(pending, k)
+            raise stop(f'loss {k!r} is {v}', where=f', batch {b + 1} of {n_batches}')
+    if bad := nonfinite_weights(model):
+        raise stop(f'weights {bad[:3]} hold NaN or inf (a non-finite gradient reached them)')
+    return entry
+
+# %% ../nbs/06_engine.ipynb #6983e6f5
+def _epoch_line(
+    desc: str,
+    epoch: int,  # 0-based
+    epochs: int,
+    entry: dict,  # the epoch's log entry
+    secs: float,  # the epoch's seconds
+    best: tuple | None = None,  # (best score so far, its epoch) when the loop selects
+) -> str:
+    "One epoch's progress line."
+    shown = ' '.join(f'{k} {_fmt(v)}' for k, v in entry.items() if k != 'epoch')
+    sel = f' (best {_fmt(best[0])} @ {best[1]})' if best is not None else ''
+    return f'{desc} epoch {epoch + 1}/{epochs}: {shown}{sel} {secs:.1f} s'
+
+# %% ../nbs/06_engine.ipynb #3ea54773
+def _run_epoch(model, step, batches, sync, stop) -> tuple:
+    "One epoch of `step` over freshly drawn batches: loss sums, pending losses, batches, seconds."
+    model.train()
+    start, idxs = time.perf_counter(), batches.draw()
+    sums, pending = _epoch_steps(step, idxs, stop)
+    if sync:
+        sync()
+    return sums, pending, len(idxs), time.perf_counter() - start
+
+# %% ../nbs/06_engine.ipynb #a6a6fc4a
+def _track_best(select, entry, epoch, model, best: dict, stop):
+    "Score epoch `entry` by `select` (None: keep the last) and update `best` in place."
+    if select is None:
+        best['epoch'] = epoch
+        return
+    entry.update(select.evaluate())
+    score = entry[select.score_key]
+    if not math.isfinite(score):
+        raise stop(f'selection score {select.score_key} is {score}')
+    if select.better(score, best['score']):
+        best.update(score=score, epoch=epoch, wait=0, state=copy.deepcopy(model.state_dict()))
+    else:
+        best['wait'] += 1
+
 # %% ../nbs/06_engine.ipynb #95b94043
 def train_epochs(
     model: nn.Module,  # its weights are selected and restored
@@ -284,66 +376,32 @@ def train_epochs(
     epochs: int,  # maximum epochs
     select: Selection | None = None,  # how the best epoch is chosen; None: keep the last
     sync: Callable | None = None,  # waits for the device to finish (GPU timings)
-    progress: bool = True,  # print one line per epoch
+    progress: bool = True,  # show one line per epoch (`progress_line`)
     desc: str = 'train',
 ) -> dict:
     "Run the epochs, select the best by `select`, restore it; the log (history, epoch, score, s)."
     # non-finite losses, weights or scores raise NonFiniteError (see "Finite or stop" above)
     if epochs < 1:
         raise ValueError(f"{desc}: epochs must be >= 1, got {epochs}")
-    best, best_state, best_epoch, wait, history, seconds = None, None, -1, 0, [], 0.0
+    best, history, seconds = dict(score=None, state=None, epoch=-1, wait=0), [], 0.0
     for epoch in range(epochs):
-        model.train()
-        start = time.perf_counter()
-        sums, pending = {}, []
-        idxs = batches.draw()
-        for b, idx in enumerate(idxs):
-            for k, v in step(idx).items():
-                v = v.detach().double() if torch.is_tensor(v) else v
-                sums[k] = sums[k] + v if k in sums else v
-                if torch.is_tensor(v) and v.device.type != 'cpu':
-                    pending.append((b, k, v))  # read at the epoch's end: no wait per step
-                elif not math.isfinite(float(v)):
-                    what, where = f'loss {k!r} is {float(v)}', f', batch {b + 1} of {len(idxs)}'
-                    raise _stop(_who(model, desc), what, epoch, epochs, where)
-        if sync:
-            sync()
-        secs = time.perf_counter() - start
+        stop = functools.partial(_stop, _who(model, desc), epoch=epoch, epochs=epochs)
+        sums, pending, n, secs = _run_epoch(model, step, batches, sync, stop)
         seconds += secs
-        entry = {'epoch': epoch, **{k: float(v) / max(len(idxs), 1) for k, v in sums.items()}}
-        for k in sums:
-            if not math.isfinite(entry[k]):  # only a GPU's losses get here: the CPU's stopped above
-                b, v = _first_nonfinite(pending, k)
-                where = f', batch {b + 1} of {len(idxs)}'
-                raise _stop(_who(model, desc), f'loss {k!r} is {v}', epoch, epochs, where)
-        if bad := nonfinite_weights(model):
-            what = f'weights {bad[:3]} hold NaN or inf (a non-finite gradient reached them)'
-            raise _stop(_who(model, desc), what, epoch, epochs)
-        if select is None:
-            best_epoch = epoch
-        else:
-            entry.update(select.evaluate())
-            if not math.isfinite(entry[select.score_key]):
-                what = f'selection score {select.score_key} is {entry[select.score_key]}'
-                raise _stop(_who(model, desc), what, epoch, epochs)
-            if select.better(entry[select.score_key], best):
-                best, best_epoch, wait = entry[select.score_key], epoch, 0
-                best_state = copy.deepcopy(model.state_dict())
-            else:
-                wait += 1
+        entry = _epoch_entry(model, epoch, sums, pending, n, stop)
+        _track_best(select, entry, epoch, model, best, stop)
         history.append({**entry, 'seconds': secs})
         if progress:
-            shown = ' '.join(f'{k} {_fmt(v)}' for k, v in entry.items() if k != 'epoch')
-            sel = f' (best {_fmt(best)} @ {best_epoch})' if select is not None else ''
-            print(f'{desc} epoch {epoch + 1}/{epochs}: {shown}{sel} {secs:.1f} s', flush=True)
-        if select is not None and select.patience is not None and wait >= select.patience:
+            so_far = None if select is None else (best['score'], best['epoch'])
+            progress_line(_epoch_line(desc, epoch, epochs, entry, secs, so_far))
+        if select is not None and select.patience is not None and best['wait'] >= select.patience:
             break
-    if best_state is not None:
-        model.load_state_dict(best_state)
+    if best['state'] is not None:
+        model.load_state_dict(best['state'])
     return dict(
         history=history,
-        selected_epoch=best_epoch,
-        best_score=best,
+        selected_epoch=best['epoch'],
+        best_score=best['score'],
         epochs_run=len(history),
         seconds_per_epoch=seconds / max(len(history), 1),
     )
@@ -376,20 +434,9 @@ def fit(
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
             return algo.update(train[idx])
 
-    log = train_epochs(
-        algo,
-        step,
-        EpochBatches.of(algo, train, batch_size, g, device),
-        epochs,
-        select,
-        sync=sync,
-        progress=progress,
-        desc=f'{getattr(algo, "display", None) or type(algo).__name__} fit',
-    )
-    return dict(
-        selected_epoch=log['selected_epoch'],
-        **{key: log['best_score']},
-        epochs_run=log['epochs_run'],
-        history=log['history'],
-        seconds_per_epoch=log['seconds_per_epoch'],
-    )
+    batches = EpochBatches.of(algo, train, batch_size, g, device)
+    desc = f'{getattr(algo, "display", None) or type(algo).__name__} fit'
+    log = train_epochs(algo, step, batches, epochs, select, sync=sync, progress=progress, desc=desc)
+    log[key] = log.pop('best_score')  # the log names the score it selected by
+    names = ('selected_epoch', key, 'epochs_run', 'history', 'seconds_per_epoch')
+    return {k: log[k] for k in names}

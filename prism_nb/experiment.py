@@ -4,7 +4,7 @@
 
 # %% ../nbs/07d_experiment.ipynb #596da726
 from __future__ import annotations
-import math, os, platform, random, stat, sys, time, uuid, warnings
+import html, math, os, platform, random, stat, sys, time, uuid, warnings
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,8 @@ from prism_nb.engine import (
     cpu_facts,
     check_device,
     predict,
+    progress_line,
+    _in_kernel,
 )
 from prism_nb.config import (
     TaskData,
@@ -131,6 +133,43 @@ def save_pretraining(shared: Path, state: dict):
     atomic_write(shared, lambda tmp: torch.save(state, tmp), suffix='.pt')
     atomic_write(digest_path(shared), lambda tmp: Path(tmp).write_text(sha256_file(shared) + '\n'))
 
+# %% ../nbs/07d_experiment.ipynb #b591aa96
+def _pretrain(
+    cfg: dict,
+    data: TaskData,
+    algo,  # the built method, on `device`
+    device,
+    progress: bool,
+    checkpoints_dir,  # where pretraining is shared; None: not shared
+) -> tuple:
+    "Pretrain `algo` or load a shared pretrained state: (pretraining log, reused path or None)."
+    shared = (
+        pretrain_checkpoint_path(cfg, algo, checkpoints_dir)
+        if checkpoints_dir is not None
+        else None
+    )
+    state = reuse_pretraining(shared) if shared is not None else None
+    if state is not None:
+        algo.load_pretrain_state(state['state'])
+        algo.to(device)
+        # relative to the checkpoints folder: no machine's path in a record
+        reused = Path(shared).relative_to(checkpoints_dir).as_posix()
+        if progress:
+            progress_line(f'pretraining reused from {shared}')
+        return state['history'], reused
+    pre_log = algo.pretrain(
+        data.train,
+        val=data.val,
+        epochs=cfg['pretrain_epochs'],
+        batch_size=cfg['batch_size'],
+        seed=cfg['seed'],
+        device=device,
+        progress=progress,
+    )
+    if shared is not None:
+        save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
+    return pre_log, None
+
 # %% ../nbs/07d_experiment.ipynb #7f71d498
 def train_algorithm(
     cfg: dict, data: TaskData, device, progress: bool = True, checkpoints_dir=None
@@ -138,38 +177,11 @@ def train_algorithm(
     "Build, pretrain (or reuse) and fit: (algo, pretrain log, fit log, pretrain s, reused path)."
     task = task_of(cfg)
     algo = build_algorithm(cfg, data.info).to(device)
-    probe_task_hooks(
-        cfg, data, algo
-    )  # a task's hook that a record cannot hold: before any training
+    # a task's hook that a record cannot hold: before any training
+    probe_task_hooks(cfg, data, algo)
     t_pre, pre_log, reused = time.perf_counter(), [], None
     if cfg['pretrain_epochs']:
-        shared = (
-            pretrain_checkpoint_path(cfg, algo, checkpoints_dir)
-            if checkpoints_dir is not None
-            else None
-        )
-        state = reuse_pretraining(shared) if shared is not None else None
-        if state is not None:
-            algo.load_pretrain_state(state['state'])
-            algo.to(device)
-            pre_log = state['history']
-            reused = (
-                Path(shared).relative_to(checkpoints_dir).as_posix()
-            )  # no machine's path in a record
-            if progress:
-                print(f'pretraining reused from {shared}', flush=True)
-        else:
-            pre_log = algo.pretrain(
-                data.train,
-                val=data.val,
-                epochs=cfg['pretrain_epochs'],
-                batch_size=cfg['batch_size'],
-                seed=cfg['seed'],
-                device=device,
-                progress=progress,
-            )
-            if shared is not None:
-                save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
+        pre_log, reused = _pretrain(cfg, data, algo, device, progress, checkpoints_dir)
     pretrain_seconds = time.perf_counter() - t_pre
     log = fit(
         algo,
@@ -359,12 +371,12 @@ def _checkpoint_dir_field(ck_root: Path, results_dir) -> str | None:
     except ValueError:
         return None  # a folder elsewhere is not written into a record: pass `checkpoints_dir=`
 
-
+# %% ../nbs/07d_experiment.ipynb #cf606888
 def _existing_record(path: Path, device, progress: bool) -> dict:
     "The record at `path`, checked; warns when made on another kind of device."
     rec = read_record(path)
     if progress:
-        print(
+        progress_line(
             f"skipped: {path} exists (made on {rec.get('device')}, "
             f"{rec.get('torch_threads')} thread(s)); force=True reruns it"
         )
@@ -376,7 +388,7 @@ def _existing_record(path: Path, device, progress: bool) -> dict:
         )
     return rec
 
-
+# %% ../nbs/07d_experiment.ipynb #10e343ad
 _DIR = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | getattr(os, 'O_CLOEXEC', 0)
 _NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
 
@@ -390,7 +402,7 @@ def _open_folder(folder) -> int | None:
     except OSError:
         return None
 
-
+# %% ../nbs/07d_experiment.ipynb #2f230faa
 def _parts_inside(path, folder) -> tuple | None:
     "The names leading from `folder` to `path` (no '..'); None if `path` lies outside `folder`."
     pairs = [(Path(path).absolute(), Path(folder).absolute())]
@@ -403,7 +415,7 @@ def _parts_inside(path, folder) -> tuple | None:
             return parts
     return None
 
-
+# %% ../nbs/07d_experiment.ipynb #7bdfaa41
 def _remove_replaced(
     old: Path | None,  # the replaced record's model
     sha256: str | None,  # the sha256 the replaced record gives it
@@ -441,7 +453,7 @@ def _remove_replaced(
         for x in opened:
             os.close(x)
 
-
+# %% ../nbs/07d_experiment.ipynb #ac992167
 def _commit_record(
     path: Path,
     record: dict,
@@ -465,6 +477,83 @@ def _commit_record(
     _remove_replaced(old_ckpt, old_sha256, ck_root, ckpt, root_fd)
     return Record(record, path, trained=True)
 
+# %% ../nbs/07d_experiment.ipynb #7ae8761d
+def _run_folders(
+    cfg: dict,
+    results_dir,  # as given to `run`
+    checkpoints_dir,  # as given to `run`; None: `checkpoints/` inside results_dir
+) -> tuple:
+    "(results folder, checkpoints folder or None, record path, checkpoints root), all checked."
+    results_dir = folder_path('results_dir', results_dir)
+    if checkpoints_dir is not None:
+        checkpoints_dir = folder_path('checkpoints_dir', checkpoints_dir)
+    cache_dir()  # a PRISM_CACHE that is not a folder is named now, before the data are read
+    path = record_path(cfg, results_dir)
+    ck_root = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
+    check_writable(path.parent, 'results folder')
+    check_writable(ck_root, 'checkpoints folder')
+    return results_dir, checkpoints_dir, path, ck_root
+
+# %% ../nbs/07d_experiment.ipynb #ab7c6bba
+def _replaced_model(path: Path, checkpoints_dir) -> tuple:
+    "(model, sha256) of the record at `path` that a rerun replaces; (None, None) if none is sound."
+    try:
+        old = read_record(path) if path.exists() else None
+        old_ckpt = checkpoint_file(old, path, checkpoints_dir) if old is not None else None
+        return old_ckpt, (old['checkpoint']['sha256'] if old_ckpt is not None else None)
+    except (DamagedRecordError, PluginError):
+        return None, None
+
+# %% ../nbs/07d_experiment.ipynb #5b985202
+def _train_and_record(
+    cfg: dict,
+    path: Path,  # the record's path, named in a warning
+    results_dir: Path,
+    ck_root: Path,  # the checkpoints folder
+    device: torch.device,
+    progress: bool,
+    deterministic: bool,
+    plugins: list,  # as `load_plugins` returned them
+) -> tuple:
+    "Load, check, train, evaluate, save the model: (the record, not yet written; the model's path)."
+    task = task_of(cfg)
+    t0, c0, run_uid = time.perf_counter(), time.process_time(), uuid.uuid4().hex
+    data = check_task_data(cfg, task.load(cfg))  # bad windows, too few domains: before training
+    with deterministic_mode(deterministic):
+        algo, pre_log, log, pretrain_seconds, reused = train_algorithm(
+            cfg, data, device, progress, ck_root
+        )
+        results = task.evaluate(algo, data, cfg)
+        collapse = collapse_fields(algo, data.val)
+    if collapse['collapsed']:
+        warnings.warn(
+            f"{path.name}: the selected model predicts class {collapse['collapsed_class']} for "
+            "every source-validation window; its record says collapsed: true",
+            stacklevel=3,  # the caller of `run`
+        )
+    ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
+    digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
+    score_key = 'val_acc' if task.score is None else 'val_score'
+    record = dict(
+        id=config_id(cfg),
+        config=cfg,
+        data=data.info,
+        **results,
+        **{score_key: log[score_key]},
+        **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic, c0),
+        run_uid=run_uid,
+        plugins=plugins,
+        **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
+        checkpoint=dict(
+            dir=_checkpoint_dir_field(ck_root, results_dir),
+            path=ckpt.relative_to(ck_root).as_posix(),
+            sha256=digest,
+        ),
+        pretrain_reused=reused,
+        **collapse,
+    )
+    return record, ckpt
+
 # %% ../nbs/07d_experiment.ipynb #ab59fb49
 def run(
     cfg: dict
@@ -482,20 +571,12 @@ def run(
     "Train and evaluate one config (or return its existing record); write and return the record."
     plugins = load_plugins(plugins)
     cfg = make_config(**(cfg or {}))
-    task = task_of(cfg)
     device = check_device(device)
     threads = check_threads(threads)
     check_bool('force', force)
     check_bool('wait', wait)
     check_bool('deterministic', deterministic)
-    results_dir = folder_path('results_dir', results_dir)
-    if checkpoints_dir is not None:
-        checkpoints_dir = folder_path('checkpoints_dir', checkpoints_dir)
-    cache_dir()  # a PRISM_CACHE that is not a folder is named now, before the data are read
-    path = record_path(cfg, results_dir)
-    ck_root = Path(checkpoints_dir or default_checkpoints_dir(results_dir))
-    check_writable(path.parent, 'results folder')
-    check_writable(ck_root, 'checkpoints folder')
+    results_dir, checkpoints_dir, path, ck_root = _run_folders(cfg, results_dir, checkpoints_dir)
     if path.exists() and not force:
         return _existing_record(path, device, progress)
     lock = acquire_run_lock(path, wait)
@@ -503,49 +584,13 @@ def run(
     try:
         if path.exists() and not force:
             return read_record(path)  # another run finished it while we waited
-        try:  # the model of the record this run replaces: removed once the new record is written
-            old = read_record(path) if path.exists() else None
-            old_ckpt = checkpoint_file(old, path, checkpoints_dir) if old is not None else None
-            old_sha = old['checkpoint']['sha256'] if old_ckpt is not None else None
-        except (DamagedRecordError, PluginError):
-            old_ckpt, old_sha = None, None
+        # the model of the record this run replaces: removed once the new record is written
+        old_ckpt, old_sha = _replaced_model(path, checkpoints_dir)
         # pinned now: the old model is removed from this folder, whatever its path leads to later
         root_fd = _open_folder(ck_root) if old_ckpt is not None else None
         torch.set_num_threads(threads)
-        t0, c0, run_uid = time.perf_counter(), time.process_time(), uuid.uuid4().hex
-        data = check_task_data(cfg, task.load(cfg))  # bad windows, too few domains: before training
-        with deterministic_mode(deterministic):
-            algo, pre_log, log, pretrain_seconds, reused = train_algorithm(
-                cfg, data, device, progress, ck_root
-            )
-            results = task.evaluate(algo, data, cfg)
-            collapse = collapse_fields(algo, data.val)
-        if collapse['collapsed']:
-            warnings.warn(
-                f"{path.name}: the selected model predicts class {collapse['collapsed_class']} for "
-                "every source-validation window; its record says collapsed: true",
-                stacklevel=2,
-            )
-        ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
-        digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
-        score_key = 'val_acc' if task.score is None else 'val_score'
-        record = dict(
-            id=config_id(cfg),
-            config=cfg,
-            data=data.info,
-            **results,
-            **{score_key: log[score_key]},
-            **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic, c0),
-            run_uid=run_uid,
-            plugins=plugins,
-            **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
-            checkpoint=dict(
-                dir=_checkpoint_dir_field(ck_root, results_dir),
-                path=ckpt.relative_to(ck_root).as_posix(),
-                sha256=digest,
-            ),
-            pretrain_reused=reused,
-            **collapse,
+        record, ckpt = _train_and_record(
+            cfg, path, results_dir, ck_root, device, progress, deterministic, plugins
         )
         return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root, root_fd)
     finally:
@@ -569,12 +614,32 @@ def _run_line(rec) -> str:
         f"model: {model}. To retrain it: -p force True (papermill) or force=True (run)"
     )
 
+# %% ../nbs/07d_experiment.ipynb #502b72e5
+def _to_terminal(line: str):
+    "Write `line` to the terminal that started this Jupyter kernel, past the notebook's capture."
+    try:  # ipykernel sends fd 2 to the notebook; this is its copy of the terminal's
+        fd = sys.stderr.fileno()
+    except (OSError, ValueError):
+        fd = 2  # no capture, no copy: the kernel's stderr is the terminal itself
+    # on a terminal, papermill's progress bar holds the cursor's line: cleared, it redraws below
+    text = ('\r\x1b[K' if os.isatty(fd) else '') + line + '\n'
+    try:
+        os.write(fd, text.encode())
+    except OSError:
+        pass  # no terminal any more: the notebook still has the line
 
+# %% ../nbs/07d_experiment.ipynb #bc158163
 def _say(line: str):
-    "Print `line` to stdout and to the terminal (papermill shows the kernel's `sys.__stderr__`)."
-    print(line, flush=True)
-    if sys.__stderr__ is not None and sys.__stderr__ is not sys.stdout:
-        print(line, file=sys.__stderr__, flush=True)
+    "Show `line` once in the notebook and once in the terminal, with or without `--log-output`."
+    if not _in_kernel():
+        print(line, flush=True)
+        if sys.__stderr__ is not None and sys.__stderr__ is not sys.stdout:
+            print(line, file=sys.__stderr__, flush=True)
+        return
+    from IPython.display import display
+
+    display({'text/html': f'<pre>{html.escape(line, quote=False)}</pre>'}, raw=True)
+    _to_terminal(line)
 
 # %% ../nbs/07d_experiment.ipynb #50f6cb5e
 def run_from_notebook(

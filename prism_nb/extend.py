@@ -120,23 +120,9 @@ def register_model(
 
     return deco
 
-# %% ../nbs/17_build_on_it.ipynb #4b22932e
-def score_model(
-    model: nn.Module,  # trained; forward(v, m, t) -> logits [B, C]
-    conditions: list | None = None,  # sampling condition names; None: the task's (HAR-C: its eight)
-    rate: float | None = None,  # observation budget; None: the task's default (HAR-C 0.2)
-    seed: int = 0,  # the run seed whose test windows and masks are used
-    severities: tuple | None = None,  # shifted shares of the test windows; None: SEVERITY_DESIGN's
-    dataset: str = 'harc',  # a registered task
-    batch_size: int = 1024,  # windows per forward pass
-    **data,  # the task's keys fixing its test windows (HAR-C: `max_windows`)
-) -> dict:
-    "A module's accuracy (%): {'metrics': {condition: acc}, 'severity': {c: {fraction: acc}}}."
-    if not isinstance(model, nn.Module):
-        raise TypeError(
-            "score_model needs a torch.nn.Module whose forward(v, m, t) returns logits [B, C]; "
-            f"got {type(model).__name__}"
-        )
+# %% ../nbs/17_build_on_it.ipynb #b87c0bac
+def _scoring_inputs(dataset: str, seed: int, rate, data: dict, conditions, severities) -> tuple:
+    "(config, task, conditions, severity fractions) that `score_model` scores on, each checked."
     cfg = make_config(
         **({} if dataset == 'harc' else {'dataset': dataset}),
         seed=seed,
@@ -154,21 +140,17 @@ def score_model(
         check_condition(c)
     severities = SEVERITY_DESIGN['fractions'] if severities is None else severities
     fractions = [check_real('fraction', f, 0, 1) for f in severities]
-    if task.test_windows is None or 'rate' not in cfg:
-        condition_test_set(cfg, conditions[0])  # raises, saying what the task lacks
-    x = task.test_windows(cfg)
+    return cfg, task, conditions, fractions
+
+# %% ../nbs/17_build_on_it.ipynb #98de99a0
+def _severity_scores(acc, x, conditions: list, fractions: list, rate: float, seed: int) -> dict:
+    "{condition: {fraction: acc(masks)}} for each condition but Random; {} without fractions."
     n, L, D = x.shape
     mask_seed = lambda c: derive_seed(
         seed, 'masks', 'test', c
     )  # the masks a run of this seed is tested on
-    scored = ModuleAlgorithm(n_features=D, seq_len=L, n_classes=int(x.y.max()) + 1, model=model)
-    acc = lambda m: percent_correct(predict(scored, x.with_mask(m), batch_size), x.y)
-    tests = observe_tests(
-        x, conditions, cfg['rate'], seed
-    )  # the masks a run of this seed is tested on
-    out = dict(metrics={c: acc(t.m) for c, t in tests.items()}, severity={})
-    for c in (c for c in conditions if c != 'Random' and fractions):
-        out['severity'][c] = {
+    return {
+        c: {
             f'{f:g}': acc(
                 severity_masks(
                     c,
@@ -176,7 +158,7 @@ def score_model(
                     f,
                     L,
                     D,
-                    cfg['rate'],
+                    rate,
                     seed=mask_seed(c),
                     source_seed=mask_seed('Random'),
                     observed=x.m,
@@ -185,4 +167,40 @@ def score_model(
             )
             for f in fractions
         }
-    return out
+        for c in conditions
+        if c != 'Random' and fractions
+    }
+
+# %% ../nbs/17_build_on_it.ipynb #4b22932e
+def score_model(
+    model: nn.Module,  # trained; forward(v, m, t) -> logits [B, C]
+    conditions: list | None = None,  # sampling condition names; None: the task's (HAR-C: its eight)
+    rate: float | None = None,  # observation budget; None: the task's default (HAR-C 0.2)
+    seed: int = 0,  # the run seed whose test windows and masks are used
+    severities: tuple | None = None,  # shifted shares of the test windows; None: SEVERITY_DESIGN's
+    dataset: str = 'harc',  # a registered task
+    batch_size: int = 1024,  # windows per forward pass
+    **data,  # the task's keys fixing its test windows (HAR-C: `max_windows`)
+) -> dict:
+    "A module's accuracy (%): {'metrics': {condition: acc}, 'severity': {c: {fraction: acc}}}."
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            "score_model needs a torch.nn.Module whose forward(v, m, t) returns logits [B, C]; "
+            f"got {type(model).__name__}"
+        )
+    cfg, task, conditions, fractions = _scoring_inputs(
+        dataset, seed, rate, data, conditions, severities
+    )
+    if task.test_windows is None or 'rate' not in cfg:
+        condition_test_set(cfg, conditions[0])  # raises, saying what the task lacks
+    x = task.test_windows(cfg)
+    n, L, D = x.shape
+    scored = ModuleAlgorithm(n_features=D, seq_len=L, n_classes=int(x.y.max()) + 1, model=model)
+    acc = lambda m: percent_correct(predict(scored, x.with_mask(m), batch_size), x.y)
+    tests = observe_tests(
+        x, conditions, cfg['rate'], seed
+    )  # the masks a run of this seed is tested on
+    return dict(
+        metrics={c: acc(t.m) for c, t in tests.items()},
+        severity=_severity_scores(acc, x, conditions, fractions, cfg['rate'], seed),
+    )

@@ -132,12 +132,9 @@ def _budget_error(fn, name: str, rate: float, n_channels: int) -> str:
         return str(e)
     return ''
 
-
-def check_harc(cfg: dict):
-    "HAR-C's own parameters: source, channels, rate, max_windows."
-    if cfg['source'] not in HAR_SOURCES:
-        raise ConfigError(f"source must be one of {', '.join(HAR_SOURCES)}, got {cfg['source']!r}")
-    ch = cfg['channels']
+# %% ../nbs/07c_harc.ipynb #04119696
+def _check_harc_channels(ch):
+    "ConfigError unless `ch` names a channel set or lists HAR signals."
     if isinstance(ch, str):
         if ch not in CHANNEL_SETS:
             raise ConfigError(
@@ -149,6 +146,14 @@ def check_harc(cfg: dict):
             f"channels must be a channel set name or a non-empty list of "
             f"{', '.join(HAR_SIGNALS)}; got {ch!r}"
         )
+
+# %% ../nbs/07c_harc.ipynb #2bbd3462
+def check_harc(cfg: dict):
+    "HAR-C's own parameters: source, channels, rate, max_windows."
+    if cfg['source'] not in HAR_SOURCES:
+        raise ConfigError(f"source must be one of {', '.join(HAR_SOURCES)}, got {cfg['source']!r}")
+    ch = cfg['channels']
+    _check_harc_channels(ch)
     cfg['rate'] = check_real('rate', cfg['rate'], 0, 1, lo_open=True)
     try:
         budget_steps(128, cfg['rate'])
@@ -160,26 +165,22 @@ def check_harc(cfg: dict):
         except ConfigError as e:
             raise ConfigError(
                 f"{e}: fewer windows than the {len(HAR_CLASSES)} classes leave a class "
-                "out of the test "
-                "set, and its per-class accuracy undefined"
+                "out of the test set, and its per-class accuracy undefined"
             ) from None
     tc = cfg.get('train_condition', 'Random')
     check_condition(tc, 'train_condition')
     n_channels = len(CHANNEL_SETS[ch]) if isinstance(ch, str) else len(ch)
-    for c in harc_test_conditions(
-        cfg
-    ):  # a condition that cannot draw its masks fails now, not after loading
+    # a condition that cannot draw its masks fails now, not after loading
+    for c in harc_test_conditions(cfg):
         why = _budget_error(CONDITIONS[c], c, cfg['rate'], n_channels)
         if why:
             raise ConfigError(
                 f"rate {cfg['rate']}: condition {c} cannot draw its masks at this budget "
-                f"({why}); "
-                "lower the rate"
+                f"({why}); lower the rate"
             )
     if tc == 'Random':
-        cfg.pop(
-            'train_condition', None
-        )  # the default leaves the config, so the ids of Random-trained runs never change
+        # the default leaves the config, so the ids of Random-trained runs never change
+        cfg.pop('train_condition', None)
 
 # %% ../nbs/07c_harc.ipynb #dceb79e5
 def harc_record_stem(cfg: dict) -> tuple:

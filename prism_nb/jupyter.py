@@ -10,7 +10,7 @@ from pathlib import Path
 from fastcore.foundation import Config
 from fastcore.script import Param, call_parse, str2bool
 from fastcore.xtras import working_directory
-from nbdev.clean import clean_jupyter as nbdev_clean_jupyter
+from nbdev.clean import _nbdev_clean as nbdev_clean_nb, clean_jupyter as nbdev_clean_jupyter
 from nbdev.config import get_config
 from nbdev.showdoc import BasicMarkdownRenderer
 
@@ -97,7 +97,10 @@ def _clean_model(path: str, model: dict, contents_manager=None, **kwargs):
     if str2bool(cfg.get('jupyter_hooks', 'False')) and cfg.get('lib_name') == 'prism_nb':
         clean_outputs(model['content'], cfg.get('tst_flags', '').split())
     with working_directory(cfg.config_path):
-        nbdev_clean_jupyter(path=str(path), model=model, **kwargs)
+        if path.exists():
+            nbdev_clean_jupyter(path=str(path), model=model, **kwargs)
+        elif str2bool(cfg.get('jupyter_hooks', 'False')):  # a first save: no file to trust yet
+            nbdev_clean_nb(model['content'])
 
 
 def clean_jupyter(path: str, model: dict, contents_manager=None, **kwargs):
@@ -120,7 +123,27 @@ def clean_jupyter(path: str, model: dict, contents_manager=None, **kwargs):
     model.update(cleaned)
 
 # %% ../nbs/19_jupyter.ipynb #d2d0162d
-hook_source = '''
+hook_source = r'''
+def prism_nb_clean_jupyter(**kwargs):
+    "The pre-save hook of prism_nb (python -m prism_nb.jupyter install): nbdev's and more."
+    try:
+        from prism_nb.jupyter import clean_jupyter
+    except ImportError:
+        try:
+            from nbdev.clean import clean_jupyter
+        except ImportError:
+            return
+    clean_jupyter(**kwargs)
+
+# jupyter_server 2 gives this warning at every start, though the hook is set only once
+import warnings
+warnings.filterwarnings(
+    'ignore', r'Overriding existing pre_save_hook \(prism_nb_clean_jupyter\) with a new one '
+    r'\(prism_nb_clean_jupyter\)', UserWarning)
+c.ContentsManager.pre_save_hook = prism_nb_clean_jupyter'''.strip()
+
+# %% ../nbs/19_jupyter.ipynb #c8f4776b
+_hook_source_v1 = '''
 def prism_nb_clean_jupyter(**kwargs):
     "The pre-save hook of prism_nb (python -m prism_nb.jupyter install): nbdev's and more."
     try:
@@ -136,21 +159,30 @@ c.ContentsManager.pre_save_hook = prism_nb_clean_jupyter'''.strip()
 
 # %% ../nbs/19_jupyter.ipynb #a3e58be6
 def with_hook(src: str) -> str | None:
-    "Config text `src` with our hook: nbdev's replaced, ours kept; None if another hook is set."
+    "Config text `src` with our hook: nbdev's and our earlier one replaced; None if another is set."
     from nbdev.clean import _pre_save_hook_src as nbdev_hook
     if hook_source in src:
         return src
-    if nbdev_hook in src:
-        return src.replace(nbdev_hook, hook_source)
+    for old in (_hook_source_v1, nbdev_hook):
+        if old in src:
+            return src.replace(old, hook_source)
     if re.search(r'^\s*c\.(File)?ContentsManager\.pre_save_hook\s*=', src, re.M):
         return None
     return (src.rstrip() + '\n\n' if src.strip() else '') + hook_source + '\n'
 
-# %% ../nbs/19_jupyter.ipynb #ac1bdd43
+# %% ../nbs/19_jupyter.ipynb #63ff1f62
+def _without_earlier_hook(src: str) -> str:
+    "Config text `src` without the hook an earlier install wrote, nor the blank lines around it."
+    if _hook_source_v1 not in src:
+        return src
+    kept = '\n\n'.join(p.strip('\n') for p in src.split(_hook_source_v1) if p.strip())
+    return kept + '\n' if kept else ''
+
+# %% ../nbs/19_jupyter.ipynb #7cb79adf
 class HookInstallError(Exception):
     "Jupyter's config cannot be read or written; the message names the file and what to do."
 
-
+# %% ../nbs/19_jupyter.ipynb #ed263ba3
 def _read_config(fn: Path) -> tuple:
     "(text, encoding) of a config file, decoded as Python decodes source; ('', 'utf-8') if none."
     if not fn.exists():
@@ -167,13 +199,13 @@ def _read_config(fn: Path) -> tuple:
             "cannot load it either: save it as UTF-8 (or declare its encoding) and install again"
         ) from None
 
-
+# %% ../nbs/19_jupyter.ipynb #959569f8
 def _umask() -> int:
     old = os.umask(0o022)
     os.umask(old)
     return old
 
-
+# %% ../nbs/19_jupyter.ipynb #2103e0fc
 def _replace_text(fn: Path, text: str, encoding: str):
     "Write `text` to `fn` in one step (a temporary file renamed over it), keeping its mode."
     mode = stat.S_IMODE(fn.stat().st_mode) if fn.exists() else 0o666 & ~_umask()
@@ -187,11 +219,21 @@ def _replace_text(fn: Path, text: str, encoding: str):
         Path(tmp).unlink(missing_ok=True)
         raise
 
+# %% ../nbs/19_jupyter.ipynb #fbbff60d
+def _write_config(fn: Path, text: str, encoding: str):
+    "`_replace_text`, its failure a `HookInstallError` saying that `fn` is left as it was."
+    try:
+        _replace_text(fn, text, encoding)
+    except OSError as e:
+        raise HookInstallError(
+            f"cannot write {fn} ({e.strerror or e}); it is left as it was: free space "
+            "there or make the folder writable, or pass --config_dir"
+        ) from None
 
-def install_hook(config_dir=None) -> dict:
-    "Write the hook into Jupyter's server and notebook config files: {file: what was done}."
+# %% ../nbs/19_jupyter.ipynb #f5349c61
+def _config_folder(config_dir=None) -> Path:
+    "`config_dir`, or Jupyter's config folder ($JUPYTER_CONFIG_DIR, ~/.jupyter), made if missing."
     from jupyter_core.paths import jupyter_config_dir
-    from nbdev.clean import _pre_save_hook_src as nbdev_hook
     folder = Path(config_dir or jupyter_config_dir()).expanduser()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -201,25 +243,40 @@ def install_hook(config_dir=None) -> dict:
             f"cannot use {folder} as Jupyter's config folder ({what}): pass --config_dir, or set "
             "JUPYTER_CONFIG_DIR to a folder"
         ) from None
-    done = {}
-    for name in ('jupyter_server_config.py', 'jupyter_notebook_config.py'):
-        fn = folder / name
-        src, encoding = _read_config(fn)
-        new = with_hook(src)
-        if new is None:
-            done[fn] = 'NOT changed: it sets another pre_save_hook; set this one by hand'
-        elif new == src:
-            done[fn] = 'already there'
-        else:
-            try:
-                _replace_text(fn, new, encoding)
-            except OSError as e:
-                raise HookInstallError(
-                    f"cannot write {fn} ({e.strerror or e}); it is left as it was: free space "
-                    "there or make the folder writable, or pass --config_dir"
-                ) from None
-            done[fn] = "replaced nbdev's hook" if nbdev_hook in src else 'added'
-    return done
+    return folder
+
+# %% ../nbs/19_jupyter.ipynb #3082afea
+def _drop_earlier_hook(folder: Path) -> dict:
+    "Take an earlier install's hook out of `folder`'s jupyter_notebook_config.py: {file: what}."
+    fn = folder / 'jupyter_notebook_config.py'
+    try:
+        data = fn.read_bytes() if fn.exists() else b''
+    except OSError as e:
+        raise HookInstallError(f"cannot read {fn} ({e.strerror or e})") from None
+    if _hook_source_v1.encode() not in data:  # ASCII: the same bytes in any encoding Python reads
+        return {}
+    src, encoding = _read_config(fn)
+    _write_config(fn, _without_earlier_hook(src), encoding)
+    return {fn: 'took out our earlier hook (JupyterLab and Notebook 7 run the one in '
+                'jupyter_server_config.py)'}
+
+# %% ../nbs/19_jupyter.ipynb #918aa738
+def install_hook(config_dir=None) -> dict:
+    "Write the hook into Jupyter's jupyter_server_config.py, saying what was done: {file: what}."
+    from nbdev.clean import _pre_save_hook_src as nbdev_hook
+    fn = _config_folder(config_dir) / 'jupyter_server_config.py'
+    src, encoding = _read_config(fn)
+    new = with_hook(src)
+    if new is None:
+        done = {fn: 'NOT changed: it sets another pre_save_hook; set this one by hand'}
+    elif new == src:
+        done = {fn: 'already there'}
+    else:
+        _write_config(fn, new, encoding)
+        earlier = 'our earlier hook' if _hook_source_v1 in src else ''
+        old = "nbdev's hook" if nbdev_hook in src else earlier
+        done = {fn: f'replaced {old}' if old else 'added'}
+    return {**done, **_drop_earlier_hook(fn.parent)}
 
 # %% ../nbs/19_jupyter.ipynb #a44c4814
 @call_parse
@@ -234,6 +291,7 @@ def main(
         raise SystemExit(f'prism_nb.jupyter install: {e}') from None  # one line, no traceback
     for fn, what in done.items():
         print(f'{fn}: {what}')
-    print(f'\nthe hook (restart JupyterLab to use it):\n\n{hook_source}')
+    print('\nthe hook (restart JupyterLab to use it; for the classic Notebook, before 7, paste '
+          f'it into jupyter_notebook_config.py):\n\n{hook_source}')
     if any(what.startswith('NOT') for what in done.values()):
         raise SystemExit(1)

@@ -26,52 +26,62 @@ from .sampling import CONCENTRATION_SETTINGS, HARC_CONDITIONS
 __all__ = ['MAX_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 'COVERAGE', 'check_timing', 'cpu_seconds', 'compute_ledger',
            'records_cpu_hours', 'rerun_spread', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
+# %% ../nbs/11b_ledger.ipynb #1dfef6e9
+def _harc_artefacts(c: dict) -> list:
+    "The paper artefacts a HAR-C training record with config `c` feeds."
+    if c.get(
+        'train_condition'
+    ):  # trained on a shifted condition: the ceiling studies, not the paper's tables
+        tc = c['train_condition']
+        return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + (
+            ['harc_concentration'] if tc in CONCENTRATION_SETTINGS else []
+        )
+    if c['variant'] == 'span':
+        return ['harc_span', 'harc_concentration']
+    if 'r_s' in c.get('hparams', {}):
+        return ['harc_span_selection']
+    if c['channels'] != 'acc_gyro':
+        return ['harc_body_gyro']
+    if c['backbone'] != 'cnn':
+        return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + [
+            'tab:backbone',
+            'fig:backbone_generalization',
+        ]
+    out = (
+        ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []
+    )  # fig:ablations: the cost panel, and PRISM's default point
+    out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
+    return out + (
+        ['tab:ablation']
+        if any(
+            c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
+            for o in ABLATION_ROWS.values()
+        )
+        else []
+    )
+
+# %% ../nbs/11b_ledger.ipynb #02024149
+def _realworld_artefacts(c: dict) -> list:
+    "The paper artefacts a clinical record with config `c` feeds."
+    if c.get('mask_only'):
+        return ['fig:dg_realworld_shortcut']
+    if c['dataset'] == 'eicu_demo' and c['method'] in ('erm', 'prism'):
+        if c['variant'] == 'span':
+            return ['eicu_span']
+        return (['tab:eicu'] if c['variant'] == 'full' else []) + [
+            'tab:ablation_eicu',
+            'tab:ablation',
+        ]
+    return [CLINICAL_DATASETS[c['dataset']].artefact]
+
 # %% ../nbs/11b_ledger.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
     "The paper artefacts a record feeds."
     c = r['config']
     if kind == 'harc':
-        if c.get(
-            'train_condition'
-        ):  # trained on a shifted condition: the ceiling studies, not the paper's tables
-            tc = c['train_condition']
-            return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + (
-                ['harc_concentration'] if tc in CONCENTRATION_SETTINGS else []
-            )
-        if c['variant'] == 'span':
-            return ['harc_span', 'harc_concentration']
-        if 'r_s' in c.get('hparams', {}):
-            return ['harc_span_selection']
-        if c['channels'] != 'acc_gyro':
-            return ['harc_body_gyro']
-        if c['backbone'] != 'cnn':
-            return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + [
-                'tab:backbone',
-                'fig:backbone_generalization',
-            ]
-        out = (
-            ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []
-        )  # fig:ablations: the cost panel, and PRISM's default point
-        out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
-        return out + (
-            ['tab:ablation']
-            if any(
-                c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
-                for o in ABLATION_ROWS.values()
-            )
-            else []
-        )
+        return _harc_artefacts(c)
     if kind == 'realworld':
-        if c.get('mask_only'):
-            return ['fig:dg_realworld_shortcut']
-        if c['dataset'] == 'eicu_demo' and c['method'] in ('erm', 'prism'):
-            if c['variant'] == 'span':
-                return ['eicu_span']
-            return (['tab:eicu'] if c['variant'] == 'full' else []) + [
-                'tab:ablation_eicu',
-                'tab:ablation',
-            ]
-        return [CLINICAL_DATASETS[c['dataset']].artefact]
+        return _realworld_artefacts(c)
     if kind == 'harc_shortcut':
         return ['fig:analysis_severity_shortcut'] + (
             ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []
@@ -90,6 +100,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return ['harc_tuned']  # the random hyperparameter search (20_tuning)
     if kind == 'harc_ps_threads2':
         return ['bunching']  # ERM and PRISM retrained on two threads (21_bunching)
+    if kind in ('harc_bunching_probe', 'harc_signal'):
+        return ['bunching']  # the tuned models probed and scored under send-on-delta (21_bunching)
     if kind == 'harc_knobs':
         return ['harc_knob_curves']
     if kind == 'harc_probes':
@@ -104,12 +116,12 @@ def _cell_of(kind: str, r: dict) -> str:
     c = {k: v for k, v in r['config'].items() if k != 'seed'}
     return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
 
-# %% ../nbs/11b_ledger.ipynb #4084fea0
+# %% ../nbs/11b_ledger.ipynb #b9563f36
 MAX_THREADS = 1024  # the most threads or cores a record may claim
 MAX_RECORD_SECONDS = 30 * 24 * 3600.0  # the longest time one record may claim (30 days)
 CPU_SLACK = (0.10, 5.0)  # CPU time may exceed wall x threads by this share plus these seconds
 
-
+# %% ../nbs/11b_ledger.ipynb #a128f1f5
 def _seconds(where: str, v, what: str, most: float = MAX_RECORD_SECONDS) -> float:
     "`v` if a finite number of seconds from 0 to `most`; else DamagedRecordError."
     ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
@@ -120,7 +132,7 @@ def _seconds(where: str, v, what: str, most: float = MAX_RECORD_SECONDS) -> floa
         )
     return float(v)
 
-
+# %% ../nbs/11b_ledger.ipynb #b6245e0f
 def _count(where: str, v, what: str) -> int:
     "`v` if an integer from 1 to MAX_THREADS; else DamagedRecordError."
     if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_THREADS:
@@ -130,7 +142,7 @@ def _count(where: str, v, what: str) -> int:
         )
     return v
 
-
+# %% ../nbs/11b_ledger.ipynb #4084fea0
 def check_timing(
     r: dict,  # a record (a `Record` names its file in the error)
 ) -> dict:
@@ -236,8 +248,8 @@ def rerun_spread(results_dir=None,  # default: <repo>/results
             'mean_abs_diff', 'max_abs_diff']
     return pd.DataFrame(rows, columns=cols).sort_values(['method', 'seed'], ignore_index=True)
 
-# %% ../nbs/11b_ledger.ipynb #d02a24a9
-COVERAGE = [  # (label, files, status, reason)
+# %% ../nbs/11b_ledger.ipynb #f2639c3e
+_COVERAGE_SETUP = [  # (label, files, status, reason)
     (
         'fig:concept',
         '',
@@ -255,6 +267,10 @@ COVERAGE = [  # (label, files, status, reason)
         "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and "
         "observed fraction left blank (they need the signals)",
     ),
+]
+
+# %% ../nbs/11b_ledger.ipynb #6f97309d
+_COVERAGE_HARC = [  # (label, files, status, reason)
     (
         'tab:harc',
         'tables/harc.md tables/harc_vs_paper.md',
@@ -286,6 +302,10 @@ COVERAGE = [  # (label, files, status, reason)
         'reproduced',
         'every registered method; our mask-following rate beside it',
     ),
+]
+
+# %% ../nbs/11b_ledger.ipynb #ecb75143
+_COVERAGE_CLINICAL = [  # (label, files, status, reason)
     (
         'fig:dg_realworld_shortcut',
         'figures/dg_realworld_shortcut.png',
@@ -312,6 +332,10 @@ COVERAGE = [  # (label, files, status, reason)
         "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is "
         "implemented and tested on a fixture (10_pam)",
     ),
+]
+
+# %% ../nbs/11b_ledger.ipynb #45a22cf1
+_COVERAGE_BACKBONES = [  # (label, files, status, reason)
     (
         'tab:backbone',
         'tables/backbone.md tables/backbone_vs_paper.md',
@@ -319,6 +343,10 @@ COVERAGE = [  # (label, files, status, reason)
         None,
     ),  # status and reason: backbone_coverage()
     ('fig:backbone_generalization', 'figures/backbone_generalization.png', None, None),
+]
+
+# %% ../nbs/11b_ledger.ipynb #2f2df029
+_COVERAGE_FURTHER = [  # (label, files, status, reason)
     (
         'tab:ablation',
         'tables/ablation.md tables/ablation_vs_paper.md',
@@ -353,6 +381,11 @@ COVERAGE = [  # (label, files, status, reason)
         "rendered from the library's defaults; PAM has no row (no signals)",
     ),
 ]
+
+# %% ../nbs/11b_ledger.ipynb #d02a24a9
+COVERAGE = (
+    _COVERAGE_SETUP + _COVERAGE_HARC + _COVERAGE_CLINICAL + _COVERAGE_BACKBONES + _COVERAGE_FURTHER
+)
 
 # %% ../nbs/11b_ledger.ipynb #b8a03aad
 def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:

@@ -97,7 +97,7 @@ RAINDROP_PAM_SHA256 = {
     'PAM_split_5.npy': '2e4d1c88df8619cccf1feaa2b3ab30a5e58f76254e8e1a854634a2a38eb8282f',
 }
 
-
+# %% ../nbs/10_pam.ipynb #76b14e63
 def read_npy(
     path,  # an .npy file
     trusted_sha256: dict | None = None,  # file name -> sha256 of files whose pickles may be loaded
@@ -197,6 +197,71 @@ def _split_columns(
         cols[f'split{k}'] = col.astype(str)
     return cols
 
+# %% ../nbs/10_pam.ipynb #0e41b593
+def _raindrop_labels(
+    out_path: Path,  # arr_outcomes.npy
+    n: int,  # number of windows
+    sig_name: str,  # the signals' file name, for the error
+    trusted_sha256: dict | None,  # see `read_npy`
+) -> np.ndarray:
+    "The class of each window, int64 [n]."
+    out = np.asarray(read_npy(out_path, trusted_sha256), dtype=np.float64)
+    y = out.reshape(len(out), -1)[:, -1]
+    if len(y) != n:
+        raise ValueError(f"{out_path.name} has {len(y)} labels for {n} windows in {sig_name}")
+    if not (np.isfinite(y).all() and (y == np.round(y)).all() and y.min() >= 0):
+        raise ValueError(f"{out_path.name}: labels must be non-negative integers")
+    return y.astype(np.int64)
+
+# %% ../nbs/10_pam.ipynb #80c64c48
+def _checked_npz(
+    y: np.ndarray,  # the labels read from `out_path`
+    out_path: Path,  # arr_outcomes.npy, for the error
+    labels_root,  # data root with the npz; None: data_dir()
+) -> tuple:
+    "Raindrop's labels and splits from the npz, or `(None, None)`; ValueError if `y` differs."
+    npz = (Path(labels_root) if labels_root is not None else data_dir()) / PAM_LABELS_NPZ
+    npz_y, npz_splits = (
+        read_pam_labels_and_splits(npz.parents[1]) if npz.is_file() else (None, None)
+    )
+    if npz_y is not None and len(y) == len(npz_y) and not np.array_equal(y, npz_y):
+        raise ValueError(
+            f"{out_path} disagrees with Raindrop's labels in {npz} on {int((y != npz_y).sum())} "
+            "windows: another version or another sample order"
+        )
+    return npz_y, npz_splits
+
+# %% ../nbs/10_pam.ipynb #fe43303e
+def _pam_batch(
+    P: np.ndarray,  # windows float [N,T,F], NaN or 0 where unobserved
+    y: np.ndarray,  # labels [N]
+    observed: str,  # 'nonzero' or 'positive'
+    hz: float,  # sampling rate
+) -> tuple:
+    "(the windows as `ISMTS` in domain 0, the number of NaN cells read as unobserved)."
+    N, T, _ = P.shape
+    n_nan = int(np.isnan(P).sum())
+    P = np.nan_to_num(P, nan=0.0)  # a NaN cell is as unobserved as a 0 cell
+    m = (P != 0) if observed == 'nonzero' else (P > 0)
+    v = torch.from_numpy(P * m)
+    m = torch.from_numpy(m.astype(np.float32))
+    t = (torch.arange(T, dtype=torch.float32) / hz).expand(N, T).contiguous()
+    return ISMTS(v, m, t, torch.from_numpy(y), torch.zeros(N, dtype=torch.long)), n_nan
+
+# %% ../nbs/10_pam.ipynb #e28f61ea
+def _pam_info(x: ISMTS, y, shape: tuple, npz_y, n_nan: int) -> dict:
+    "The `info` of `read_raindrop_pam`; `shape` is (windows, steps, sensors)."
+    N, T, F = shape
+    return dict(
+        windows=N,
+        steps=T,
+        sensors=F,
+        class_counts=np.bincount(y).tolist(),
+        observed_fraction=float(x.m.mean()),
+        labels_checked_against_npz=npz_y is not None and N == len(npz_y),
+        dropped=dict(nan_cells=n_nan),
+    )
+
 # %% ../nbs/10_pam.ipynb #0b36883a
 def read_raindrop_pam(
     folder,  # Raindrop's PAMdata folder (processed_data/, splits/) or a folder with the two .npy
@@ -211,46 +276,17 @@ def read_raindrop_pam(
     folder = Path(folder)
     sig_path, out_path = _find(folder, 'PTdict_list.npy'), _find(folder, 'arr_outcomes.npy')
     P = _dense_windows(read_npy(sig_path, trusted_sha256))
-    out = np.asarray(read_npy(out_path, trusted_sha256), dtype=np.float64)
-    y = out.reshape(len(out), -1)[:, -1]
     N, T, F = P.shape
-    if len(y) != N:
-        raise ValueError(f"{out_path.name} has {len(y)} labels for {N} windows in {sig_path.name}")
-    if not (np.isfinite(y).all() and (y == np.round(y)).all() and y.min() >= 0):
-        raise ValueError(f"{out_path.name}: labels must be non-negative integers")
-    y = y.astype(np.int64)
-    npz = (Path(labels_root) if labels_root is not None else data_dir()) / PAM_LABELS_NPZ
-    npz_y, npz_splits = (
-        read_pam_labels_and_splits(npz.parents[1]) if npz.is_file() else (None, None)
-    )
-    if npz_y is not None and N == len(npz_y) and not np.array_equal(y, npz_y):
-        raise ValueError(
-            f"{out_path} disagrees with Raindrop's labels in {npz} on {int((y != npz_y).sum())} "
-            "windows: "
-            "another version or another sample order"
-        )
-    n_nan = int(np.isnan(P).sum())
-    P = np.nan_to_num(P, nan=0.0)  # a NaN cell is as unobserved as a 0 cell
-    m = (P != 0) if observed == 'nonzero' else (P > 0)
-    v = torch.from_numpy(P * m)
-    m = torch.from_numpy(m.astype(np.float32))
-    t = (torch.arange(T, dtype=torch.float32) / hz).expand(N, T).contiguous()
-    x = ISMTS(v, m, t, torch.from_numpy(y), torch.zeros(N, dtype=torch.long))
+    y = _raindrop_labels(out_path, N, sig_path.name, trusted_sha256)
+    npz_y, npz_splits = _checked_npz(y, out_path, labels_root)
+    x, n_nan = _pam_batch(P, y, observed, hz)
     meta = pd.DataFrame(
         dict(index=np.arange(N), **_split_columns(folder, N, npz_splits, trusted_sha256))
     )
     fp = sha256_bytes(
         (sha256_file(sig_path) + sha256_file(out_path) + observed + str(hz)).encode()
     )[:16]
-    info = dict(
-        windows=N,
-        steps=T,
-        sensors=F,
-        class_counts=np.bincount(y).tolist(),
-        observed_fraction=float(m.mean()),
-        labels_checked_against_npz=npz_y is not None and N == len(npz_y),
-        dropped=dict(nan_cells=n_nan),
-    )
+    info = _pam_info(x, y, (N, T, F), npz_y, n_nan)
     return ClinicalData(
         x,
         ['all'],
@@ -296,7 +332,7 @@ def write_raindrop_pam(
         )
     return folder
 
-
+# %% ../nbs/10_pam.ipynb #40f52e98
 def make_pam_fixture(
     folder,  # target folder
     per_class: int = 3,  # windows per class

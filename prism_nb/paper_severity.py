@@ -177,6 +177,43 @@ def knob_table(frame: pd.DataFrame, method: str = 'erm') -> pd.DataFrame:
         index=out.index,
     ).rename(columns={'accuracy': 'accuracy (%)', 'drop': 'drop (% of Random above chance)'})
 
+# %% ../nbs/18_paper_severity.ipynb #15e90b74
+def _knob_panel(ax, f: pd.DataFrame, calibration: pd.DataFrame, cond: str, knob: str, method: str):
+    "A panel of `plot_knob_curves`: `cond`'s mean drop (± se) along `knob`, target, frozen value."
+    g = f[f.condition == cond].groupby('value')['drop']
+    m, se = g.mean(), g.sem()
+    if len(m):  # no records: an empty panel
+        ax.plot(m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds')
+        ax.fill_between(
+            m.index.to_numpy(float), (m - se).to_numpy(float), (m + se).to_numpy(float), alpha=0.25
+        )
+    row = calibration[calibration.condition == cond]
+    if len(row):
+        ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=0.8, label="paper's ERM")
+        ax.axvline(row.frozen.iloc[0], color='C3', lw=0.8, label='frozen value')
+    if knob == 'skew':
+        ax.set_xscale('log')
+    if knob == 'width':
+        ax.invert_xaxis()
+    ax.set_title(f'{cond} (frozen: {row.frozen.iloc[0]:g})' if len(row) else cond)
+    ax.set_xlabel(knob)
+
+# %% ../nbs/18_paper_severity.ipynb #2da53be7
+def _legend_of_all(fig, axes):
+    "One legend above `fig`'s panels, each label of any of `axes` once; none if none has one."
+    shown = {}
+    for ax in axes:
+        shown |= dict(zip(*ax.get_legend_handles_labels()[::-1]))
+    if shown:
+        fig.legend(
+            shown.values(),
+            shown.keys(),
+            ncol=len(shown),
+            loc='lower center',
+            bbox_to_anchor=(0.5, 1.0),
+            frameon=False,
+        )
+
 # %% ../nbs/18_paper_severity.ipynb #6868fd05
 def plot_knob_curves(
     frame: pd.DataFrame,  # `knob_frame`
@@ -194,39 +231,11 @@ def plot_knob_curves(
     for ax in axes[len(SEVERITY_KNOBS) :]:
         ax.set_visible(False)
     for ax, (cond, (knob, _, _)) in zip(axes, SEVERITY_KNOBS.items()):
-        g = f[f.condition == cond].groupby('value')['drop']
-        m, se = g.mean(), g.sem()
-        if len(m):  # no records: an empty panel
-            ax.plot(
-                m.index, m.values, 'o-', ms=3, label=f'{method.upper()}, {f.seed.nunique()} seeds'
-            )
-            ax.fill_between(
-                m.index.to_numpy(float),
-                (m - se).to_numpy(float),
-                (m + se).to_numpy(float),
-                alpha=0.25,
-            )
-        row = calibration[calibration.condition == cond]
-        if len(row):
-            ax.axhline(100 * row.target.iloc[0], color='k', ls='--', lw=0.8, label="paper's ERM")
-            ax.axvline(row.frozen.iloc[0], color='C3', lw=0.8, label='frozen value')
-        if knob == 'skew':
-            ax.set_xscale('log')
-        if knob == 'width':
-            ax.invert_xaxis()
-        ax.set_title(f'{cond} (frozen: {row.frozen.iloc[0]:g})' if len(row) else cond)
-        ax.set_xlabel(knob)
+        _knob_panel(ax, f, calibration, cond, knob, method)
     for ax in axes[::3]:
         ax.set_ylabel('drop from Random\n(% of accuracy above chance)')
     fig.tight_layout()
-    shown = {}  # one legend for every panel, above them
-    for ax in axes:
-        shown |= dict(zip(*ax.get_legend_handles_labels()[::-1]))
-    if shown:
-        fig.legend(
-            shown.values(), shown.keys(), ncol=len(shown), loc='lower center',
-            bbox_to_anchor=(0.5, 1.0), frameon=False,
-        )
+    _legend_of_all(fig, axes)
     return fig
 
 # %% ../nbs/18_paper_severity.ipynb #609a9633
@@ -305,12 +314,70 @@ def calibration_check(
         index=pd.Index(list(SEVERITY_KNOBS), name='condition'),
     )
 
-# %% ../nbs/18_paper_severity.ipynb #b70ef189
+# %% ../nbs/18_paper_severity.ipynb #cc888aa0
 def _relative_drops(means: pd.DataFrame) -> pd.DataFrame:
     "Relative drop (%) of each shifted column from Random, per row of a table of means (methods)."
     return pd.DataFrame({c: 100 * relative_drop(means['Random'], means[c]) for c in SEVERITY_KNOBS})
 
+# %% ../nbs/18_paper_severity.ipynb #50628b09
+def _drop_gaps(ours: dict, paper_means: pd.DataFrame, held: list) -> pd.DataFrame:
+    "Mean absolute gap (%) of the `held` rows' relative drops to the paper's, per condition."
+    gap = pd.DataFrame(
+        {
+            k: (_relative_drops(o.loc[held]) - _relative_drops(paper_means.loc[held])).abs().mean()
+            for k, o in ours.items()
+        }
+    )
+    gap.loc['mean'] = gap.mean()
+    return gap
 
+# %% ../nbs/18_paper_severity.ipynb #f7bed794
+def _spearman(a, b) -> float:
+    "Spearman's rank correlation of two sequences."
+    return float(pd.Series(a).rank().corr(pd.Series(b).rank()))
+
+# %% ../nbs/18_paper_severity.ipynb #d4ed7c4b
+def _order_agreement(ours: dict, paper_means: pd.DataFrame, base: list) -> dict:
+    "Spearman's rho of the `base` rows' Avg.: each protocol vs the paper, and the two protocols."
+    order = {
+        f'{k} vs paper': _spearman(o.loc[base, 'Avg.'].values, paper_means.loc[base, 'Avg.'].values)
+        for k, o in ours.items()
+    }
+    order['today vs paper severity'] = _spearman(
+        ours['today'].loc[base, 'Avg.'].values, ours['paper severity'].loc[base, 'Avg.'].values
+    )
+    return order
+
+# %% ../nbs/18_paper_severity.ipynb #ebd93ded
+def _prism_lead(ps: pd.DataFrame, base: list, prism: str) -> pd.DataFrame:
+    "Per condition: the best `base` row, PRISM's lead over it and the se of that difference."
+    s = summarize(ps, 'row', ['Random', *SEVERITY_KNOBS]).set_index(['row', 'column'])
+    lead = {}
+    for c in ['Random', *SEVERITY_KNOBS]:
+        best = max(base, key=lambda b: s.loc[(b, c), 'mean'])
+        lead[c] = dict(
+            best=best,
+            lead=s.loc[(prism, c), 'mean'] - s.loc[(best, c), 'mean'],
+            se=float(np.hypot(s.loc[(prism, c), 'se'], s.loc[(best, c), 'se'])),
+        )
+    return pd.DataFrame(lead).T
+
+# %% ../nbs/18_paper_severity.ipynb #c6284d29
+def _first_last_mid(ps: pd.DataFrame, paper_means: pd.DataFrame, prism: str) -> pd.DataFrame:
+    "PRISM's mean drop (± se over seeds) from Random on First, Last and Mid, and the paper's drop."
+    p = ps[ps.row == prism]
+    flm = {
+        c: dict(
+            drop=float((p.Random - p[c]).mean()),
+            se=float((p.Random - p[c]).std(ddof=1) / np.sqrt(len(p))),
+            seeds=len(p),
+            paper_drop=float(paper_means.loc[prism, 'Random'] - paper_means.loc[prism, c]),
+        )
+        for c in ('First', 'Last', 'Mid')
+    }
+    return pd.DataFrame(flm).T
+
+# %% ../nbs/18_paper_severity.ipynb #b70ef189
 def severity_verdict(
     ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
     today: pd.DataFrame,  # `harc_records` of the same rows on HAR-C
@@ -320,74 +387,37 @@ def severity_verdict(
     prism: str = 'PRISM',
 ) -> dict:
     "Held-out drop gaps per condition, baselines' order, PRISM's lead, its First/Last/Mid drops."
-    cols = list(SEVERITY_KNOBS)
+    cols = ['Random', *SEVERITY_KNOBS, 'Avg.']
     pm_ = paper.pivot_table(index='row', columns='column', values='mean')
     ours = {
-        'today': today.groupby('row')[['Random', *cols, 'Avg.']].mean(),
-        'paper severity': ps.groupby('row')[['Random', *cols, 'Avg.']].mean(),
+        'today': today.groupby('row')[cols].mean(),
+        'paper severity': ps.groupby('row')[cols].mean(),
     }
     held = [
         r
         for r in pm_.index
         if r not in calibrated and r in ours['today'].index and r in ours['paper severity'].index
     ]
-    gap = pd.DataFrame(
-        {
-            k: (_relative_drops(o.loc[held]) - _relative_drops(pm_.loc[held])).abs().mean()
-            for k, o in ours.items()
-        }
-    )
-    gap.loc['mean'] = gap.mean()
+    gap = _drop_gaps(ours, pm_, held)
     base = [
         b
         for b in baselines
         if b in ours['paper severity'].index and b in ours['today'].index and b in pm_.index
     ]
-    rho = lambda a, b: float(pd.Series(a).rank().corr(pd.Series(b).rank()))
-    order = {
-        f'{k} vs paper': rho(o.loc[base, 'Avg.'].values, pm_.loc[base, 'Avg.'].values)
-        for k, o in ours.items()
-    }
-    order['today vs paper severity'] = rho(
-        ours['today'].loc[base, 'Avg.'].values, ours['paper severity'].loc[base, 'Avg.'].values
-    )
-    s = summarize(ps, 'row', ['Random', *cols]).set_index(['row', 'column'])
-    lead = {}
-    for c in ['Random', *cols]:
-        best = max(base, key=lambda b: s.loc[(b, c), 'mean'])
-        lead[c] = dict(
-            best=best,
-            lead=s.loc[(prism, c), 'mean'] - s.loc[(best, c), 'mean'],
-            se=float(np.hypot(s.loc[(prism, c), 'se'], s.loc[(best, c), 'se'])),
-        )
-    p = ps[ps.row == prism]
-    flm = {
-        c: dict(
-            drop=float((p.Random - p[c]).mean()),
-            se=float((p.Random - p[c]).std(ddof=1) / np.sqrt(len(p))),
-            seeds=len(p),
-            paper_drop=float(pm_.loc[prism, 'Random'] - pm_.loc[prism, c]),
-        )
-        for c in ('First', 'Last', 'Mid')
-    }
     return dict(
         held_out=held,
         gap=gap,
-        order=order,
+        order=_order_agreement(ours, pm_, base),
         n_baselines=len(base),
-        lead=pd.DataFrame(lead).T,
-        flm=pd.DataFrame(flm).T,
+        lead=_prism_lead(ps, base, prism),
+        flm=_first_last_mid(ps, pm_, prism),
     )
 
-# %% ../nbs/18_paper_severity.ipynb #dac55d4e
-def severity_findings(
-    v: dict,  # `severity_verdict`
-    ps: pd.DataFrame,  # the `harc_ps` records it was computed from
-) -> list:
-    "Sentences: held-out check, order, PRISM's lead, First/Last/Mid claim, with seeds and se."
-    seeds = ps.groupby('row').seed.nunique()
+# %% ../nbs/18_paper_severity.ipynb #9a86dd12
+def _held_out_line(v: dict, seeds: pd.Series) -> str:
+    "The held-out check: how far the drops of the methods not calibrated on are from the paper's."
     g = v['gap']
-    out = [
+    return (
         f"**Held-out check** ({len(v['held_out'])} methods the knobs were not calibrated on, "
         f"{count_range(seeds)} seeds each): their drops from Random differ from the paper's by "
         f"{g.loc['mean', 'paper severity']:.1f}% of Random's accuracy "
@@ -399,25 +429,36 @@ def severity_findings(
             for c in SEVERITY_KNOBS
         )
         + ').'
-    ]
+    )
+
+# %% ../nbs/18_paper_severity.ipynb #835171e9
+def _order_line(v: dict) -> str:
+    "The order check: Spearman's rho of the baselines' Avg. with the paper's, on each protocol."
     o = v['order']
-    out.append(
+    return (
         f"**Order** of the {v['n_baselines']} baselines by Avg.: Spearman "
         f"{o['paper severity vs paper']:+.2f} with the paper's "
         f"at its severity, {o['today vs paper']:+.2f} on today's HAR-C "
         f"({o['today vs paper severity']:+.2f} between the two)."
     )
-    lead = v['lead']
-    out.append(
+
+# %% ../nbs/18_paper_severity.ipynb #83614a40
+def _lead_line(v: dict) -> str:
+    "PRISM's lead (± se) over the best baseline on each condition, naming that baseline."
+    return (
         "**PRISM's lead** over the best baseline: "
         + ', '.join(
-            f"{c} {r['lead']:+.1f} ± {r['se']:.1f} ({r['best']})" for c, r in lead.iterrows()
+            f"{c} {r['lead']:+.1f} ± {r['se']:.1f} ({r['best']})" for c, r in v['lead'].iterrows()
         )
         + '.'
     )
+
+# %% ../nbs/18_paper_severity.ipynb #d271c0cb
+def _flm_line(v: dict) -> str:
+    "PRISM's drops on First, Last and Mid beside the paper's, and where its claim holds."
     flm = v['flm']
     holds = [c for c, r in flm.iterrows() if r['drop'] <= 5]
-    out.append(
+    return (
         "**First/Last/Mid**: PRISM loses "
         + ', '.join(f"{c} {r['drop']:.1f} ± {r['se']:.1f}" for c, r in flm.iterrows())
         + f" points from its Random accuracy (paper: "
@@ -426,4 +467,12 @@ def severity_findings(
         + (f" ({', '.join(holds)})" if holds else '')
         + '.'
     )
-    return out
+
+# %% ../nbs/18_paper_severity.ipynb #dac55d4e
+def severity_findings(
+    v: dict,  # `severity_verdict`
+    ps: pd.DataFrame,  # the `harc_ps` records it was computed from
+) -> list:
+    "Sentences: held-out check, order, PRISM's lead, First/Last/Mid claim, with seeds and se."
+    seeds = ps.groupby('row').seed.nunique()
+    return [_held_out_line(v, seeds), _order_line(v), _lead_line(v), _flm_line(v)]

@@ -94,14 +94,26 @@ def aggregate_views(
         return losses.mean()
     raise ValueError(f"unknown aggregation {how!r}; valid: 'max', 'mean'")
 
+# %% ../nbs/05_prism.ipynb #4ad2ee55
+def _variant_hparams(
+    hparams: dict | None,  # PRISM's hyperparameters, `variant` among them (default 'full')
+) -> dict:
+    "`hparams` over the settings of the variant they name."
+    hparams = dict(hparams or {})
+    variant = hparams.get('variant', 'full')
+    if variant not in PRISM_VARIANTS:
+        raise ValueError(
+            f"unknown PRISM variant {variant!r}; valid variants: {', '.join(PRISM_VARIANTS)}"
+        )
+    return {**PRISM_VARIANTS[variant], **hparams}
+
 # %% ../nbs/05_prism.ipynb #e86f1597
 @register_algorithm('PRISM')
 class PRISM(Algorithm):
     "PRISM: complementary label-free pretraining, then worst-of-K-views training."
 
-    default_pretrain_epochs = (
-        50  # an upper bound: pretraining stops when the source-validation loss stalls
-    )
+    # an upper bound: pretraining stops when the source-validation loss stalls
+    default_pretrain_epochs = 50
     variants = tuple(PRISM_VARIANTS)
     needs_domains = False  # trains without source-domain labels
     group = 'proposed'
@@ -110,13 +122,7 @@ class PRISM(Algorithm):
     task_hparams = {'clinical': dict(pre_r_t=0.5, pre_r_f=0.0, r_t=0.2, r_f=0.0)}
 
     def __init__(self, n_features, seq_len, n_classes, n_domains, backbone='cnn', hparams=None):
-        hparams = dict(hparams or {})
-        variant = hparams.get('variant', 'full')
-        if variant not in PRISM_VARIANTS:
-            raise ValueError(
-                f"unknown PRISM variant {variant!r}; valid variants: {', '.join(PRISM_VARIANTS)}"
-            )
-        hparams = {**PRISM_VARIANTS[variant], **hparams}
+        hparams = _variant_hparams(hparams)
         super().__init__(n_features, seq_len, n_classes, n_domains, backbone, hparams)
         hp = self.hparams
         if not (hp['use_feat'] or hp['use_samp']):
@@ -133,9 +139,8 @@ class PRISM(Algorithm):
             Decoder(self.E_samp.out_dim, seq_len, n_features) if self.E_samp is not None else None
         )
         self.K = hp['K'] if hp['views'] else 1
-        self.encoder_passes = self.K * (
-            (self.E_feat is not None) + (self.E_samp is not None)
-        )  # per window per step: the compute floor
+        # per window per step: the compute floor
+        self.encoder_passes = self.K * ((self.E_feat is not None) + (self.E_samp is not None))
         self.optimizer = None
         self._g = None
 
@@ -280,6 +285,45 @@ def pretrain_eval(self: PRISM, x: ISMTS, batch_size: int = 1024) -> dict:
         n += len(xb)
     return {k: s / n for k, s in sums.items()}
 
+# %% ../nbs/05_prism.ipynb #06319119
+def _pretrain_parts(
+    model,  # the PRISM model, on `device`
+    parts: list,  # the encoders and decoders to pretrain
+    train: ISMTS,  # source windows
+    val: ISMTS | None,  # source-validation windows; None: no epoch selection
+    epochs: int,
+    batch_size: int,
+    seed: int,
+    device: torch.device,
+    progress: bool,  # show a progress bar
+) -> list:
+    "Pretrain `parts` for up to `epochs` epochs; returns the per-epoch history."
+    hp = model.hparams
+    opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
+    train = train.to(device)
+    val = val.to(device) if val is not None else None
+
+    def step(idx):
+        losses = model.pretrain_losses(train[idx])
+        loss = sum(losses.values())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return {k: v.detach() for k, v in losses.items()}
+
+    def evaluate():
+        out = {'val_' + k: v for k, v in model.pretrain_eval(val).items()}
+        return {**out, 'val_loss': sum(out.values())}
+
+    g = torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches'))
+    select = Selection(evaluate, 'val_loss', False, hp['pretrain_patience'])
+    batches = EpochBatches(len(train), batch_size, g, device=device)
+    select = select if val is not None else None
+    log = train_epochs(
+        model, step, batches, epochs, select, progress=progress, desc='PRISM pretrain'
+    )
+    return log['history']
+
 # %% ../nbs/05_prism.ipynb #77c35e19
 @patch
 def pretrain(
@@ -302,34 +346,9 @@ def pretrain(
     ]
     history = []
     if parts and epochs > 0:
-        opt = torch.optim.Adam([q for p in parts for q in p.parameters()], lr=hp['pretrain_lr'])
-        train = train.to(device)
-        val = val.to(device) if val is not None else None
-
-        def step(idx):
-            losses = self.pretrain_losses(train[idx])
-            loss = sum(losses.values())
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            return {k: v.detach() for k, v in losses.items()}
-
-        def evaluate():
-            out = {'val_' + k: v for k, v in self.pretrain_eval(val).items()}
-            return {**out, 'val_loss': sum(out.values())}
-
-        g = torch.Generator().manual_seed(derive_seed(seed, 'pretrain-batches'))
-        select = Selection(evaluate, 'val_loss', False, hp['pretrain_patience'])
-        log = train_epochs(
-            self,
-            step,
-            EpochBatches(len(train), batch_size, g, device=device),
-            epochs,
-            select if val is not None else None,
-            progress=progress,
-            desc='PRISM pretrain',
+        history = _pretrain_parts(
+            self, parts, train, val, epochs, batch_size, seed, device, progress
         )
-        history = log['history']
     if not keep_decoders:
         self.drop_decoders()
     return history

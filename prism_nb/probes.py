@@ -156,19 +156,9 @@ def check_probe_design(design: dict) -> dict:
         raise ConfigError(f"C must be positive, got {design['C']}")
     return design
 
-# %% ../nbs/15_probes.ipynb #a9cd31f9
-def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=None) -> dict:
-    "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run."
-    check_probe_design(design)
-    if task_of(cfg).name != 'harc':
-        raise ConfigError(
-            f"the probes use HAR-C's sampling conditions; got a {task_of(cfg).name} run"
-        )
-    encoders = [e for e in PROBE_ENCODERS if getattr(algo, e, None) is not None]
-    if not encoders:
-        raise ConfigError(
-            f"probes need PRISM's encoders (E_feat, E_samp); {cfg['method']} has neither"
-        )
+# %% ../nbs/15_probes.ipynb #4dab09f8
+def _probe_windows(cfg: dict, design: dict) -> tuple:
+    "(fit windows, eval windows, (splits, train, val, test)): the run's windows the probes use."
     train, val, test, splits = harc_splits(
         cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows']
     )
@@ -179,6 +169,11 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
         subset_windows(x, design[k], derive_seed(cfg['seed'], 'probe', tag))
         for x, k, tag in ((train, 'n_fit', 'fit'), (val, 'n_eval', 'eval'))
     )
+    return fit, ev, (splits, train, val, test)
+
+# %% ../nbs/15_probes.ipynb #55c5bac8
+def _probe_data(cfg: dict, fit, ev) -> dict:
+    "Views of `fit` and `ev` under each condition, their condition labels, values, held-out cells."
     rate, N, M = cfg['rate'], len(fit), len(ev)
     views = {
         part: {
@@ -192,37 +187,57 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
     }
     y_fit, y_eval = fit.v.reshape(N, -1).double().numpy(), ev.v.reshape(M, -1).double().numpy()
     held = 1 - views['eval']['Random'].m.reshape(M, -1).double().numpy()
-    stages = encoder_stages(algo, cfg, harc_info(splits, train, val, test, rate), checkpoints_dir)
-    out = {}
-    for stage, model in stages.items():
-        out[stage] = {}
-        for e in encoders:
-            enc = getattr(model, e)
-            z = {
-                part: {c: encoder_embeddings(enc, x) for c, x in v.items()}
-                for part, v in views.items()
-            }
-            out[stage][e] = dict(
-                r2=value_probe_r2(
-                    z['fit']['Random'],
-                    y_fit,
-                    z['eval']['Random'],
-                    y_eval,
-                    held,
-                    design['alphas'],
-                    design.get('clip_to_fit', False),
-                ),
-                auroc=pattern_probe_auroc(
-                    np.concatenate(list(z['fit'].values())),
-                    labels['fit'],
-                    np.concatenate(list(z['eval'].values())),
-                    labels['eval'],
-                    design['C'],
-                    design['max_iter'],
-                    design.get('clip_to_fit', False),
-                ),
-            )
-    return out
+    return dict(views=views, labels=labels, y_fit=y_fit, y_eval=y_eval, held=held)
+
+# %% ../nbs/15_probes.ipynb #b3a31124
+def _probe_scores(enc, d: dict, design: dict) -> dict:
+    "{'r2': value-probe R², 'auroc': pattern-probe AUROC} of encoder `enc` on `_probe_data` `d`."
+    z = {
+        part: {c: encoder_embeddings(enc, x) for c, x in v.items()}
+        for part, v in d['views'].items()
+    }
+    return dict(
+        r2=value_probe_r2(
+            z['fit']['Random'],
+            d['y_fit'],
+            z['eval']['Random'],
+            d['y_eval'],
+            d['held'],
+            design['alphas'],
+            design.get('clip_to_fit', False),
+        ),
+        auroc=pattern_probe_auroc(
+            np.concatenate(list(z['fit'].values())),
+            d['labels']['fit'],
+            np.concatenate(list(z['eval'].values())),
+            d['labels']['eval'],
+            design['C'],
+            design['max_iter'],
+            design.get('clip_to_fit', False),
+        ),
+    )
+
+# %% ../nbs/15_probes.ipynb #a9cd31f9
+def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=None) -> dict:
+    "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run."
+    check_probe_design(design)
+    if task_of(cfg).name != 'harc':
+        raise ConfigError(
+            f"the probes use HAR-C's sampling conditions; got a {task_of(cfg).name} run"
+        )
+    encoders = [e for e in PROBE_ENCODERS if getattr(algo, e, None) is not None]
+    if not encoders:
+        raise ConfigError(
+            f"probes need PRISM's encoders (E_feat, E_samp); {cfg['method']} has neither"
+        )
+    fit, ev, (splits, train, val, test) = _probe_windows(cfg, design)
+    d = _probe_data(cfg, fit, ev)
+    info = harc_info(splits, train, val, test, cfg['rate'])
+    stages = encoder_stages(algo, cfg, info, checkpoints_dir)
+    return {
+        stage: {e: _probe_scores(getattr(model, e), d, design) for e in encoders}
+        for stage, model in stages.items()
+    }
 
 # %% ../nbs/15_probes.ipynb #249fc759
 def probe_record(

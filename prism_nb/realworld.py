@@ -272,6 +272,26 @@ def _is_canonical(r: dict) -> bool:
         return False
     return r.get('id') == config_id(ref)
 
+# %% ../nbs/12_realworld.ipynb #470af224
+def _record_row(r: dict) -> dict:
+    "One clinical record as a row of `realworld_records`."
+    c, m, vm = r['config'], r['metrics'], r['val_metrics']
+    return dict(
+        method=c['method'],
+        variant=c['variant'],
+        backbone=c['backbone'],
+        mask_only=c['mask_only'],
+        target=c['target'],
+        seed=c['seed'],
+        auroc=m['auroc'],
+        auprc=m['auprc'],
+        val_auroc=vm['auroc'],
+        val_auprc=vm['auprc'],
+        indomain_auroc=r.get('indomain_metrics', {}).get('auroc', np.nan),
+        **{f'so{k}_auroc': v['auroc'] for k, v in r['sensors_out'].items()},
+        total_seconds=r['timing']['total_seconds'],
+    )
+
 # %% ../nbs/12_realworld.ipynb #c6dd55b0
 def realworld_records(
     dataset: str,
@@ -283,41 +303,12 @@ def realworld_records(
     folder = results_root(results_dir) / experiment / dataset
     rows = []
     for r in read_records(folder):
-        c = r['config']
         if canonical_only and not _is_canonical(r):
             continue
-        rows.append(
-            dict(
-                method=c['method'],
-                variant=c['variant'],
-                backbone=c['backbone'],
-                mask_only=c['mask_only'],
-                target=c['target'],
-                seed=c['seed'],
-                auroc=r['metrics']['auroc'],
-                auprc=r['metrics']['auprc'],
-                val_auroc=r['val_metrics']['auroc'],
-                val_auprc=r['val_metrics']['auprc'],
-                indomain_auroc=r.get('indomain_metrics', {}).get('auroc', np.nan),
-                **{f'so{k}_auroc': v['auroc'] for k, v in r['sensors_out'].items()},
-                total_seconds=r['timing']['total_seconds'],
-            )
-        )
-    cols = [
-        'method',
-        'variant',
-        'backbone',
-        'mask_only',
-        'target',
-        'seed',
-        'auroc',
-        'auprc',
-        'val_auroc',
-        'val_auprc',
-        'indomain_auroc',
-    ]
-    df = pd.DataFrame(rows, columns=None if rows else cols)
+        rows.append(_record_row(r))
     key = ['method', 'variant', 'backbone', 'mask_only', 'target', 'seed']
+    cols = [*key, 'auroc', 'auprc', 'val_auroc', 'val_auprc', 'indomain_auroc']
+    df = pd.DataFrame(rows, columns=None if rows else cols)
     if canonical_only and df.duplicated(key).any():
         raise ValueError(f"duplicate canonical records in {folder}")
     return df
@@ -438,6 +429,26 @@ def clinical_statistics(
         name=spec.display,
     )
 
+# %% ../nbs/12_realworld.ipynb #0b8aa44c
+def _mask_only_row(ds: str, r: pd.DataFrame) -> dict:
+    "One row of `mask_only_summary` from dataset `ds`'s mask-only records `r`."
+    per_seed = r.groupby('seed')[['indomain_auroc', 'auroc']].mean().assign(dataset=ds)
+    seeds = summarize(per_seed, 'dataset', ['indomain_auroc', 'auroc']).set_index('column')
+    per_target = summarize(r, 'target', ['auroc']).set_index('target').sort_index()
+    worst = per_target['mean'].idxmin()
+    return dict(
+        dataset=ds,
+        in_domain_auroc=seeds.loc['indomain_auroc', 'mean'],
+        in_domain_se=seeds.loc['indomain_auroc', 'se'],
+        held_out_auroc=seeds.loc['auroc', 'mean'],
+        held_out_se=seeds.loc['auroc', 'se'],
+        worst_target=worst,
+        worst_auroc=per_target.loc[worst, 'mean'],
+        worst_se=per_target.loc[worst, 'se'],
+        seeds=r.seed.nunique(),
+        runs=len(r),
+    )
+
 # %% ../nbs/12_realworld.ipynb #f7ed8e24
 def mask_only_summary(
     datasets=('eicu_demo', 'p12', 'p19'), results_dir=None, method: str = 'erm'
@@ -451,30 +462,7 @@ def mask_only_summary(
         r = r[r.mask_only.astype(bool) & (r.method == method)]
         if not len(r):
             continue
-        per_seed = (
-            r.groupby('seed')[['indomain_auroc', 'auroc']].mean().assign(dataset=ds)
-        )  # mean over targets within a seed
-        seeds = summarize(per_seed, 'dataset', ['indomain_auroc', 'auroc']).set_index(
-            'column'
-        )  # over seeds
-        per_target = (
-            summarize(r, 'target', ['auroc']).set_index('target').sort_index()
-        )  # over seeds
-        worst = per_target['mean'].idxmin()
-        out.append(
-            dict(
-                dataset=ds,
-                in_domain_auroc=seeds.loc['indomain_auroc', 'mean'],
-                in_domain_se=seeds.loc['indomain_auroc', 'se'],
-                held_out_auroc=seeds.loc['auroc', 'mean'],
-                held_out_se=seeds.loc['auroc', 'se'],
-                worst_target=worst,
-                worst_auroc=per_target.loc[worst, 'mean'],
-                worst_se=per_target.loc[worst, 'se'],
-                seeds=r.seed.nunique(),
-                runs=len(r),
-            )
-        )
+        out.append(_mask_only_row(ds, r))
     return pd.DataFrame(
         out,
         columns=[
@@ -500,30 +488,15 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
         _, ax = plt.subplots(figsize=(1.6 * max(len(summary), 1) + 2, 3))
     x = np.arange(len(summary))
     w = 0.27
-    ax.bar(
-        x - w,
-        summary.in_domain_auroc,
-        w,
-        yerr=summary.in_domain_se,
-        label='in-domain (held-out source stays)',
-        capsize=3,
-    )
-    ax.bar(
-        x,
-        summary.held_out_auroc,
-        w,
-        yerr=summary.held_out_se,
-        label='held-out domains (mean)',
-        capsize=3,
-    )
-    ax.bar(
-        x + w,
-        summary.worst_auroc,
-        w,
-        yerr=summary.worst_se,
-        label='worst held-out domain',
-        capsize=3,
-    )
+    bars = [  # (offset, column prefix, label)
+        (-w, 'in_domain', 'in-domain (held-out source stays)'),
+        (0, 'held_out', 'held-out domains (mean)'),
+        (w, 'worst', 'worst held-out domain'),
+    ]
+    for dx, col, label in bars:
+        ax.bar(
+            x + dx, summary[f'{col}_auroc'], w, yerr=summary[f'{col}_se'], label=label, capsize=3
+        )
     ax.axhline(50, color='gray', lw=1, ls='--')
     ax.set_ylim(0, 100)  # from 0: a cut axis would exaggerate the gaps
     shown = {ds: CLINICAL_DATASETS.displays.get(ds, ds) for ds in summary.dataset}

@@ -22,7 +22,15 @@ __all__ = ['SCORE_FIELDS', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME'
 class DamagedRecordError(ValueError):
     "A record file that exists but breaks the record contract (unparseable, or inconsistent)."
 
+# %% ../nbs/07a_records.ipynb #a0f8cb97
+def _damaged(path, what: str):
+    "Raise DamagedRecordError naming the record at `path`, what is wrong and the way out."
+    raise DamagedRecordError(
+        f"damaged record {path or '(in memory)'}: {what}; rerun its config with force=True "
+        "(papermill: -p force True), or move the file aside"
+    )
 
+# %% ../nbs/07a_records.ipynb #13b752fb
 SCORE_FIELDS = (
     'metrics',
     'per_class',
@@ -42,13 +50,6 @@ SCORE_FIELDS = (
 )  # every field a table may read a score from
 
 
-def _damaged(path, what: str):
-    raise DamagedRecordError(
-        f"damaged record {path or '(in memory)'}: {what}; rerun its config with force=True "
-        "(papermill: -p force True), or move the file aside"
-    )
-
-
 def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf, labels: bool = False):
     "Check every leaf of `v` (numbers; strings too when `labels`) is a finite number in [lo, hi]."
     if isinstance(v, dict):
@@ -64,7 +65,7 @@ def _numbers(v, name: str, path, lo: float = -math.inf, hi: float = math.inf, la
     elif not math.isfinite(v) or not lo <= v <= hi:
         _damaged(path, f"{name} = {v!r} is not a finite number in [{lo}, {hi}]")
 
-
+# %% ../nbs/07a_records.ipynb #2adf5a90
 def _confined_dir(d, path) -> str:
     "A checkpoints folder as a record names it: relative to its results folder, no '..', no '~'."
     p = PurePosixPath(d) if isinstance(d, str) else None
@@ -75,7 +76,7 @@ def _confined_dir(d, path) -> str:
         )
     return d
 
-
+# %% ../nbs/07a_records.ipynb #c9ef0f40
 def _confined(rel, path) -> str:
     "A checkpoint path relative to its folder: no absolute path, no '..'."
     if (
@@ -99,7 +100,7 @@ def _plugin_field(rec: dict, path) -> list:
         _damaged(path, f"plugins {plugins!r} is not a list of names")
     return plugins
 
-
+# %% ../nbs/07a_records.ipynb #b38abcdf
 def _check_entry_points(rec: dict, path):
     "The installed plugin packages a run imported: a list of {name, value, dist, version} strings."
     eps, keys = rec.get('entry_points', []), {'name', 'value', 'dist', 'version'}
@@ -109,7 +110,7 @@ def _check_entry_points(rec: dict, path):
     if not isinstance(eps, list) or not all(ok(e) for e in eps):
         _damaged(path, f"entry_points {eps!r} is not a list of {{name, value, dist, version}}")
 
-
+# %% ../nbs/07a_records.ipynb #a174a67e
 def _check_averages(rec: dict, task, cfg: dict, path):
     "Each average the task declares is the mean of its metrics the record holds (1e-6 relative)."
     for key, names in (task.averages(cfg) if task.averages else {}).items():
@@ -141,39 +142,47 @@ def _absent_distributions(entry_points) -> list:
             out.append(f"{ep['dist']}=={ep['version']}")
     return out
 
+# %% ../nbs/07a_records.ipynb #ed327a12
+def _plugin_error(
+    e: ConfigError,  # what `make_config` said of the record's config
+    path,  # the record file (None: a record in memory)
+    plugins=(),  # the plugins the record names
+    entry_points=(),  # the installed plugin packages the record names
+) -> PluginError | None:
+    "The PluginError to raise when a config fails for want of its plugins' code; None otherwise."
+    missing = missing_plugins(plugins)
+    if missing:  # the record's method, condition or task comes from code this process was not given
+        return PluginError(
+            f"record {path or '(in memory)'} was made with plugin(s) {missing}, which this "
+            f"process has not loaded, and its config cannot be checked without them ({e}). "
+            "Reading a record never imports code: load the plugins you trust first "
+            "(load_plugins, or plugins=[...] to run, sweep_configs, load_model, evaluate), "
+            "or pass plugins='record' to load_model/evaluate to load exactly the ones "
+            "it names"
+        )
+    if entry_points:  # made with an installed plugin package: missing or not imported yet
+        absent = _absent_distributions(entry_points)
+        return PluginError(
+            f"record {path or '(in memory)'} was made with the installed plugin package(s) "
+            f"{[ep['dist'] for ep in entry_points]} and cannot be checked without them ({e}); "
+            "the record is not damaged: "
+            + (f"install {absent} (pip install {' '.join(absent)}), then " if absent else '')
+            + "import them first (load_plugins(), which imports the installed plugin packages)"
+        )
+    return None
 
+# %% ../nbs/07a_records.ipynb #3e4e7503
 def _check_config(cfg, path, plugins=(), entry_points=()) -> dict:
+    "`cfg` if `make_config` makes exactly it; PluginError if its plugins are missing; else damaged."
     if not isinstance(cfg, dict):
         _damaged(path, f"config is {type(cfg).__name__}, not a dict")
     try:
         with reading_data():  # a name no registry has imports no installed plugin package
             made = make_config(**cfg)
     except ConfigError as e:
-        missing = missing_plugins(plugins)
-        if (
-            missing
-        ):  # the record's method, condition or task comes from code this process was not given
-            raise PluginError(
-                f"record {path or '(in memory)'} was made with plugin(s) {missing}, which this "
-                f"process has not loaded, and its config cannot be checked without them ({e}). "
-                "Reading a record never imports code: load the plugins you trust first "
-                "(load_plugins, or plugins=[...] to run, sweep_configs, load_model, evaluate), "
-                "or pass plugins='record' to load_model/evaluate to load exactly the ones "
-                "it names"
-            ) from None
-        if entry_points:  # made with an installed plugin package: missing or not imported yet
-            absent = _absent_distributions(entry_points)
-            raise PluginError(
-                f"record {path or '(in memory)'} was made with the installed plugin package(s) "
-                f"{[ep['dist'] for ep in entry_points]} and cannot be checked without them ({e}); "
-                "the record is not damaged: "
-                + (
-                    f"install {absent} (pip install {' '.join(absent)}), then "
-                    if absent
-                    else ''
-                )
-                + "import them first (load_plugins(), which imports the installed plugin packages)"
-            ) from None
+        err = _plugin_error(e, path, plugins, entry_points)
+        if err is not None:
+            raise err from None
         _damaged(path, f"its config is not a valid config ({e})")
     if made != cfg:
         diff = sorted(
@@ -199,6 +208,29 @@ def _check_place(path, name: str, expected: Path):
             "delete it)",
         )
 
+# %% ../nbs/07a_records.ipynb #9fa561db
+def _check_scores(rec: dict, cfg: dict, path):
+    "A run record's score fields: metrics not empty, finite, in the task's range, averages true."
+    if not rec['metrics']:
+        _damaged(path, 'metrics is empty')
+    task = task_of(cfg)
+    lo, hi = task.metric_range
+    for key in SCORE_FIELDS:
+        if key in rec and not (key == 'shifted_avg' and rec[key] is None):
+            _numbers(rec[key], key, path, lo, hi)
+    _check_averages(rec, task, cfg, path)
+
+# %% ../nbs/07a_records.ipynb #1fecd9f3
+def _check_checkpoint(ck, path):
+    "A record's `checkpoint`: None, or a dict with a sha256 and a confined path (and folder)."
+    if ck is None:
+        return
+    if not isinstance(ck, dict) or not re.fullmatch(r'[0-9a-f]{64}', str(ck.get('sha256'))):
+        _damaged(path, f"checkpoint {ck!r} lacks a sha256")
+    _confined(ck.get('path'), path)
+    if ck.get('dir') is not None:
+        _confined_dir(ck['dir'], path)
+
 # %% ../nbs/07a_records.ipynb #accc4afa
 def check_record(
     rec,
@@ -223,27 +255,14 @@ def check_record(
         except IndexError:
             _damaged(path, 'it lies fewer folders deep than its task keeps records')
         _check_place(path, 'config', record_path(cfg, root))
-    if not rec['metrics']:
-        _damaged(path, 'metrics is empty')
-    task = task_of(cfg)
-    lo, hi = task.metric_range
-    for key in SCORE_FIELDS:
-        if key in rec and not (key == 'shifted_avg' and rec[key] is None):
-            _numbers(rec[key], key, path, lo, hi)
-    _check_averages(rec, task, cfg, path)
+    _check_scores(rec, cfg, path)
     _numbers(rec['timing'], 'timing', path, 0.0)
     for key in ('selected_epoch', 'epochs_run'):
         if key in rec and (
             isinstance(rec[key], bool) or not isinstance(rec[key], int) or rec[key] < 0
         ):
             _damaged(path, f"{key} = {rec[key]!r} is not a non-negative integer")
-    ck = rec.get('checkpoint')
-    if ck is not None:
-        if not isinstance(ck, dict) or not re.fullmatch(r'[0-9a-f]{64}', str(ck.get('sha256'))):
-            _damaged(path, f"checkpoint {ck!r} lacks a sha256")
-        _confined(ck.get('path'), path)
-        if ck.get('dir') is not None:
-            _confined_dir(ck['dir'], path)
+    _check_checkpoint(rec.get('checkpoint'), path)
     return rec
 
 # %% ../nbs/07a_records.ipynb #6402662c
@@ -319,7 +338,7 @@ def _unique_keys(pairs: list) -> dict:
         raise ValueError(f"key(s) {dup} given twice in one object")
     return d
 
-
+# %% ../nbs/07a_records.ipynb #8c5f925e
 def _depth(v) -> int:
     "How deep lists and dicts nest in `v` (a number or a string: 0), counted without recursion."
     deepest, todo = 0, [(v, 1)]
@@ -332,7 +351,7 @@ def _depth(v) -> int:
             todo += [(y, d + 1) for y in x]
     return deepest
 
-
+# %% ../nbs/07a_records.ipynb #1b459465
 def record_json(path):
     "A record file's JSON, as data: a bounded regular file, no key twice, not deeply nested."
     with open_regular(path, RECORD_MAX_BYTES, 'record', DamagedRecordError) as f:

@@ -260,17 +260,17 @@ def _publish_dirs(tables_dir, figures_dir) -> list:
     if t == f or t.is_relative_to(f) or f.is_relative_to(t):
         raise ConfigError(
             f"tables_dir {dirs[0]} and figures_dir {dirs[1]} are the same folder or one lies "
-            "inside "
-            "the other: a render would write one set over the other; give two separate folders"
+            "inside the other: a render would write one set over the other; give two separate "
+            "folders"
         )
     return dirs
 
-
+# %% ../nbs/11_report.ipynb #40467dac
 def _aside(d: Path, state: str, uid: str = '*') -> Path:
     "A render's own folder beside `d`: `.<name>.<state>-<uid>` (staging, commit; `old`: earlier)."
     return d.parent / f'.{d.name}.{state}-{uid}'
 
-
+# %% ../nbs/11_report.ipynb #34ca82b6
 def _move_in(src: Path, live: Path) -> int:
     "Move every file of `src` into `live`, each by an atomic os.replace; other files of `live` stay"
     live.mkdir(parents=True, exist_ok=True)
@@ -281,7 +281,7 @@ def _move_in(src: Path, live: Path) -> int:
             n += 1
     return n
 
-
+# %% ../nbs/11_report.ipynb #d67997ff
 def finish_publish(tables_dir, figures_dir) -> int:
     "Move in a render's set killed after its commit, drop one killed before; the files moved."
     tables, figures = _publish_dirs(tables_dir, figures_dir)
@@ -295,22 +295,57 @@ def finish_publish(tables_dir, figures_dir) -> int:
         shutil.rmtree(_aside(fig_live, 'staging', uid), ignore_errors=True)
         shutil.rmtree(commit)
     for d in (tables, figures):
-        for left in sorted(
-            d.parent.glob(_aside(d, 'staging').name)
-        ):  # never committed: the old set stands
+        # never committed: the old set stands
+        for left in sorted(d.parent.glob(_aside(d, 'staging').name)):
             shutil.rmtree(left, ignore_errors=True)
-        for old in sorted(
-            d.parent.glob(_aside(d, 'old').name)
-        ):  # an earlier version's swap, killed half-way
+        # an earlier version's swap, killed half-way
+        for old in sorted(d.parent.glob(_aside(d, 'old').name)):
             if not d.exists():
                 os.replace(old, d)  # it held the only copy
-            else:
-                shutil.rmtree(
-                    old, ignore_errors=True
-                )  # a copy of what it swapped out: the live one has it
+            else:  # a copy of what it swapped out: the live one has it
+                shutil.rmtree(old, ignore_errors=True)
     return moved
 
 # %% ../nbs/11_report.ipynb #47f3bf05
+def _check_not_emptied(tables: dict, tables_dir: Path):
+    "ConfigError if a table renders empty where the committed one in `tables_dir` has values."
+
+    def committed_has_values(n, kw) -> bool:
+        csv = tables_dir / f'{n}.csv'
+        return csv.exists() and not is_empty_table(
+            pd.read_csv(csv, index_col=0 if kw.get('index', True) else None)
+        )
+
+    empty = [
+        n for n, (df, kw) in tables.items() if is_empty_table(df) and committed_has_values(n, kw)
+    ]
+    if empty:
+        raise ConfigError(
+            f"no values for {empty}, which the committed tables have: are the records in the "
+            "results_dir given?"
+        )
+
+# %% ../nbs/11_report.ipynb #b1de83f2
+def _stage_and_commit(tables: dict, figures: dict, dirs: list):
+    "Write `tables` and `figures` to staging folders beside `dirs`, then commit them by one rename."
+    uid = uuid.uuid4().hex[:8]
+    staging = [_aside(d, 'staging', uid) for d in dirs]
+    try:
+        for s in staging:
+            s.mkdir(parents=True)
+        for name, (df, kw) in tables.items():
+            save_table(df, staging[0] / name, **kw)
+        for name, fig in figures.items():
+            save_figure(fig, staging[1] / name)
+        atomic_write_json(staging[0] / '.journal.json', {'figures_dir': str(dirs[1].absolute())})
+        # the commit: from here the new set stands
+        os.replace(staging[0], _aside(dirs[0], 'commit', uid))
+    except BaseException:
+        for s in staging:
+            shutil.rmtree(s, ignore_errors=True)
+        raise
+
+# %% ../nbs/11_report.ipynb #5446d495
 def publish(
     tables: dict,  # name -> (DataFrame, keyword arguments of `save_table`)
     figures: dict,  # name -> matplotlib figure
@@ -329,42 +364,8 @@ def publish(
         ) from None
     try:
         finish_publish(*dirs)  # what a killed render left: its committed set moved in first
-
-        def committed_has_values(n, kw) -> bool:
-            csv = dirs[0] / f'{n}.csv'
-            return csv.exists() and not is_empty_table(
-                pd.read_csv(csv, index_col=0 if kw.get('index', True) else None)
-            )
-
-        empty = [
-            n
-            for n, (df, kw) in tables.items()
-            if is_empty_table(df) and committed_has_values(n, kw)
-        ]
-        if empty:
-            raise ConfigError(
-                f"no values for {empty}, which the committed tables have: are the records in the "
-                "results_dir given?"
-            )
-        uid = uuid.uuid4().hex[:8]
-        staging = [_aside(d, 'staging', uid) for d in dirs]
-        try:
-            for s in staging:
-                s.mkdir(parents=True)
-            for name, (df, kw) in tables.items():
-                save_table(df, staging[0] / name, **kw)
-            for name, fig in figures.items():
-                save_figure(fig, staging[1] / name)
-            atomic_write_json(
-                staging[0] / '.journal.json', {'figures_dir': str(dirs[1].absolute())}
-            )
-            os.replace(
-                staging[0], _aside(dirs[0], 'commit', uid)
-            )  # the commit: from here the new set stands
-        except BaseException:
-            for s in staging:
-                shutil.rmtree(s, ignore_errors=True)
-            raise
+        _check_not_emptied(tables, dirs[0])
+        _stage_and_commit(tables, figures, dirs)
         finish_publish(*dirs)
         return dict(tables=len(tables), figures=len(figures))
     finally:

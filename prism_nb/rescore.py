@@ -88,6 +88,42 @@ def _no_checkpoint(rec: dict, path) -> str:
     )
 
 # %% ../nbs/07e_rescore.ipynb #dcacdd7e
+def _source_record(source, plugins) -> tuple:
+    "(record, its file, plugins a rerun needs) of a record source; Nones for a checkpoint path."
+    if isinstance(source, dict):
+        rec_file = getattr(source, 'path', None)
+        where = f"record {rec_file or '(in memory)'}"
+        again = record_plugins(_plugin_field(source, rec_file), plugins, where)
+        return check_record(source), rec_file, again
+    if Path(source).suffix == '.json':
+        rec_file = Path(source)
+        raw = record_json(rec_file)
+        named = _plugin_field(raw if isinstance(raw, dict) else {}, rec_file)
+        again = record_plugins(named, plugins, f"record {rec_file}")
+        return Record(check_record(raw, rec_file), rec_file), rec_file, again
+    return None, None, None
+
+# %% ../nbs/07e_rescore.ipynb #11ff7c50
+def _record_checkpoint(rec, rec_file, checkpoints_dir, retrain: bool, again) -> tuple:
+    "(record, checkpoint path, checkpoint) of `rec`; a rerun's record if `retrain` remade it."
+    cfg = rec['config']
+    path = checkpoint_file(rec, rec_file, checkpoints_dir)
+    if path is None or not path.exists():
+        if not retrain:
+            raise FileNotFoundError(_no_checkpoint(rec, path))
+        results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
+        rec = run(
+            cfg,
+            results_dir=results_dir,
+            checkpoints_dir=checkpoints_dir,
+            force=True,
+            progress=False,
+            plugins=again,
+        )
+        path = checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
+    return rec, path, _read_checkpoint(path, rec['checkpoint']['sha256'])
+
+# %% ../nbs/07e_rescore.ipynb #b01a66f5
 def load_model(
     source,  # a record dict, a record's .json path, or a checkpoint's .pt path
     checkpoints_dir=None,  # where the record's checkpoint is; default: the folder it names
@@ -97,35 +133,9 @@ def load_model(
 ) -> tuple:
     "(trained model in eval mode, its config) from a record or checkpoint; imports only `plugins`."
     device = check_device(device or 'cpu')
-    rec, rec_file = None, None
-    if isinstance(source, dict):
-        rec_file = getattr(source, 'path', None)
-        where = f"record {rec_file or '(in memory)'}"
-        again = record_plugins(_plugin_field(source, rec_file), plugins, where)
-        rec = check_record(source)
-    elif Path(source).suffix == '.json':
-        rec_file = Path(source)
-        raw = record_json(rec_file)
-        named = _plugin_field(raw if isinstance(raw, dict) else {}, rec_file)
-        again = record_plugins(named, plugins, f"record {rec_file}")
-        rec = Record(check_record(raw, rec_file), rec_file)
+    rec, rec_file, again = _source_record(source, plugins)
     if rec is not None:
-        cfg = rec['config']
-        path = checkpoint_file(rec, rec_file, checkpoints_dir)
-        if path is None or not path.exists():
-            if not retrain:
-                raise FileNotFoundError(_no_checkpoint(rec, path))
-            results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
-            rec = run(
-                cfg,
-                results_dir=results_dir,
-                checkpoints_dir=checkpoints_dir,
-                force=True,
-                progress=False,
-                plugins=again,
-            )
-            path = checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
-        ck = _read_checkpoint(path, rec['checkpoint']['sha256'])
+        rec, path, ck = _record_checkpoint(rec, rec_file, checkpoints_dir, retrain, again)
     else:
         path = Path(source)
         ck = _read_checkpoint(path)

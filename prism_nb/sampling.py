@@ -444,11 +444,7 @@ def sees_values(name: str) -> bool:
 def _reports(x: torch.Tensor, delta: torch.Tensor) -> tuple:
     "(sent bool [r,L], change [r,L]) of send-on-delta on rows `x` [r,L] at thresholds `delta` [r]."
     sent, change = torch.zeros_like(x, dtype=torch.bool), torch.full_like(x, -math.inf)
-    sent[:, 0], change[:, 0], last = (
-        True,
-        math.inf,
-        x[:, 0].clone(),
-    )  # the first sample: always sent
+    sent[:, 0], change[:, 0], last = True, math.inf, x[:, 0].clone()  # the first: always sent
     for t in range(1, x.shape[1]):
         moved = (x[:, t] - last).abs()
         hit = moved >= delta
@@ -456,7 +452,7 @@ def _reports(x: torch.Tensor, delta: torch.Tensor) -> tuple:
         last = torch.where(hit, x[:, t], last)
     return sent, change
 
-
+# %% ../nbs/02_sampling.ipynb #007c41af
 def send_on_delta_masks(
     v: torch.Tensor,  # values [n,L,D]
     steps: int,  # reports per channel
@@ -465,10 +461,8 @@ def send_on_delta_masks(
     "Float [n,L,D]: `steps` reports per channel at the largest send-on-delta threshold giving them."
     n, L, D = v.shape
     x = v.permute(0, 2, 1).reshape(n * D, L).double()
-    lo, hi = (
-        torch.zeros(n * D, dtype=x.dtype),
-        (x.amax(1) - x.amin(1)) + 1.0,
-    )  # lo: every step sends
+    # lo: every step sends; hi: only the first does
+    lo, hi = torch.zeros(n * D, dtype=x.dtype), (x.amax(1) - x.amin(1)) + 1.0
     for _ in range(iters):
         mid = (lo + hi) / 2
         enough = _reports(x, mid)[0].sum(1) >= steps
@@ -477,7 +471,7 @@ def send_on_delta_masks(
     keep = torch.zeros(n * D, L).scatter_(1, change.topk(steps, dim=1).indices, 1.0)
     return keep.view(n, D, L).permute(0, 2, 1).contiguous()
 
-
+# %% ../nbs/02_sampling.ipynb #7d270d16
 @register_signal_condition('Send-on-delta')
 def send_on_delta_condition(v, m, steps, g):
     "Per channel, the samples a send-on-delta sensor reports at the threshold meeting the budget."
@@ -574,9 +568,6 @@ def condition_masks_within(
     return out * observed
 
 # %% ../nbs/02_sampling.ipynb #dee28f87
-_REGION_OF = {'First': 'first', 'Last': 'last', 'Mid': 'mid'}
-
-
 def _grid(k, ncols, panel_size):
     import matplotlib.pyplot as plt
 
@@ -595,7 +586,17 @@ def _grid(k, ncols, panel_size):
         ax.set_visible(False)
     return fig, axes.ravel()[:k]
 
+# %% ../nbs/02_sampling.ipynb #b1535a31
+def _channel_ticks(ax, D: int, channel_names=None):
+    "Label the D rows of panel `ax` with `channel_names` (default ch0, ch1, ...)."
+    ax.set_yticks(
+        range(D),
+        channel_names if channel_names is not None else [f'ch{d}' for d in range(D)],
+        fontsize=9,
+    )
+    ax.tick_params(axis='x', labelsize=9)
 
+# %% ../nbs/02_sampling.ipynb #bff1904f
 def plot_condition_masks(
     v,  # values of one window [L,D]
     masks: dict,  # condition name -> mask [L,D] of that window
@@ -617,16 +618,10 @@ def plot_condition_masks(
         im = ax.imshow(
             shown, aspect='auto', interpolation='nearest', cmap=cmap, vmin=-vlim, vmax=vlim
         )
-        ax.set_facecolor(
-            '0.82'
-        )  # unobserved cells grey, so an observed value near 0 (white) is not mistaken for them
+        # unobserved cells grey, so an observed value near 0 (white) is not mistaken for them
+        ax.set_facecolor('0.82')
         ax.set_title(f"{name} ({int(m.sum())} obs.)", fontsize=9)
-        ax.set_yticks(
-            range(D),
-            channel_names if channel_names is not None else [f'ch{d}' for d in range(D)],
-            fontsize=9,
-        )
-        ax.tick_params(axis='x', labelsize=9)
+        _channel_ticks(ax, D, channel_names)
     fig.supxlabel('time step (grey: unobserved)', fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
@@ -634,6 +629,29 @@ def plot_condition_masks(
     return fig
 
 # %% ../nbs/02_sampling.ipynb #b4f2af94
+_REGION_OF = {'First': 'first', 'Last': 'last', 'Mid': 'mid'}
+
+
+def _construction_panel(ax, name: str, m, colours: torch.Tensor, source: str, channel_names):
+    "Draw condition `name`'s mask `m` [L,D] on `ax`: channel `d` in `colours[d]` where observed."
+    m = torch.as_tensor(m, dtype=torch.float32).T  # [D,L]
+    D, L = m.shape
+    # transparent where unobserved
+    rgba = torch.cat([colours.unsqueeze(1).expand(D, L, 3), m.unsqueeze(-1)], -1)
+    ax.imshow(rgba.numpy(), aspect='auto', interpolation='nearest', zorder=1)
+    if name in _REGION_OF:  # shade the region the condition concentrates on
+        a, b = concentration_region(_REGION_OF[name], L)
+        ax.axvspan(a - 0.5, b - 0.5, color='0.88', zorder=0)
+    for d in range(1, D):
+        ax.axhline(d - 0.5, color='0.8', lw=0.5, zorder=2)
+    ax.set_title(
+        f"{name} (source)" if name == source else name,
+        fontsize=9,
+        fontweight='bold' if name == source else None,
+    )
+    _channel_ticks(ax, D, channel_names)
+
+# %% ../nbs/02_sampling.ipynb #d5524d32
 def plot_harc_construction(
     masks: dict | None = None,  # condition name -> mask [L,D]; None draws one window each
     conditions=None,  # conditions to draw when `masks` is None; default HARC_CONDITIONS
@@ -662,27 +680,7 @@ def plot_harc_construction(
     colours = torch.tensor(np.asarray(palette), dtype=torch.float32)  # [D,3]
     fig, axes = _grid(len(masks), ncols, panel_size)
     for ax, (name, m) in zip(axes, masks.items()):
-        m = torch.as_tensor(m, dtype=torch.float32).T  # [D,L]
-        rgba = torch.cat(
-            [colours.unsqueeze(1).expand(D, L, 3), m.unsqueeze(-1)], -1
-        )  # transparent where unobserved
-        ax.imshow(rgba.numpy(), aspect='auto', interpolation='nearest', zorder=1)
-        if name in _REGION_OF:  # shade the region the condition concentrates on
-            a, b = concentration_region(_REGION_OF[name], L)
-            ax.axvspan(a - 0.5, b - 0.5, color='0.88', zorder=0)
-        for d in range(1, D):
-            ax.axhline(d - 0.5, color='0.8', lw=0.5, zorder=2)
-        ax.set_title(
-            f"{name} (source)" if name == source else name,
-            fontsize=9,
-            fontweight='bold' if name == source else None,
-        )
-        ax.set_yticks(
-            range(D),
-            channel_names if channel_names is not None else [f'ch{d}' for d in range(D)],
-            fontsize=9,
-        )
-        ax.tick_params(axis='x', labelsize=9)
+        _construction_panel(ax, name, m, colours, source, channel_names)
     steps = int(torch.as_tensor(next(iter(masks.values()))).sum()) // D
     fig.supxlabel('time step', fontsize=10)
     fig.suptitle(

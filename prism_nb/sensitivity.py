@@ -156,6 +156,38 @@ def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataF
         out, columns=['method', 'name', 'avg', 'avg_se', 'cpu_minutes', 'cpu_minutes_se', 'seeds']
     )
 
+# %% ../nbs/16_sensitivity.ipynb #66fba793
+def _plot_cost(ax, eff, CB):
+    "CPU minutes per run (log axis) vs. HAR-C Avg. per method, mean ± se; PRISM starred."
+    from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
+
+    # labels alternate above and below, so neighbours do not overprint
+    for i, r in enumerate(eff.sort_values('avg').itertuples()):
+        prism = r.method == 'prism'
+        ax.errorbar(
+            r.cpu_minutes,
+            r.avg,
+            r.avg_se,
+            xerr=r.cpu_minutes_se,
+            fmt='*' if prism else 'o',
+            ms=11 if prism else 5,
+            color=CB[3] if prism else CB[0],
+            capsize=2,
+        )
+        ax.annotate(
+            r.name,
+            (r.cpu_minutes, r.avg),
+            xytext=(4, 2 if i % 2 else -9),
+            textcoords='offset points',
+        )
+    ax.set_xscale('log')
+    ax.set_xlabel('CPU minutes per run (log)')
+    ax.set_ylabel('HAR-C Avg. accuracy (%)')
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_title('Training cost vs. accuracy')
+
 # %% ../nbs/16_sensitivity.ipynb #c27ede86
 def plot_ablations(sens, eff, axes=None):
     "Four panels: HAR-C Avg. vs r_t, r_f, K (default marked) above; CPU minutes vs Avg. per method."
@@ -177,35 +209,6 @@ def plot_ablations(sens, eff, axes=None):
             ax.legend()
         ax.set_xlabel(SENSITIVITY_LABELS[k])
         ax.set_ylabel('HAR-C Avg. accuracy (%)')
-    ax = axes[3]
-    for i, r in enumerate(
-        eff.sort_values('avg').itertuples()
-    ):  # labels alternate above and below, so neighbours do not overprint
-        prism = r.method == 'prism'
-        ax.errorbar(
-            r.cpu_minutes,
-            r.avg,
-            r.avg_se,
-            xerr=r.cpu_minutes_se,
-            fmt='*' if prism else 'o',
-            ms=11 if prism else 5,
-            color=CB[3] if prism else CB[0],
-            capsize=2,
-        )
-        ax.annotate(
-            r.name,
-            (r.cpu_minutes, r.avg),
-            xytext=(4, 2 if i % 2 else -9),
-            textcoords='offset points',
-        )
-    from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
-
-    ax.set_xscale('log')
-    ax.set_xlabel('CPU minutes per run (log)')
-    ax.set_ylabel('HAR-C Avg. accuracy (%)')
-    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_title('Training cost vs. accuracy')
+    _plot_cost(axes[3], eff, CB)
     axes[0].figure.tight_layout()
     return axes[0].figure

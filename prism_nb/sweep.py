@@ -131,6 +131,97 @@ def run_command(
     )
     return res.returncode, (res.stderr or '')[-3000:]
 
+# %% ../nbs/08_sweep.ipynb #7c41c73a
+def _sorted_records(
+    cfgs,  # the sweep's configs
+    results_dir: Path,  # where their records are
+) -> tuple:
+    "(record names skipped, (config, name) to run, (name, error) of damaged records)."
+    paths = [(c, record_path(c, results_dir)) for c in cfgs]  # one snapshot of what exists
+    skipped, todo, damaged = [], [], []
+    for c, p in paths:
+        if not p.exists():
+            todo.append((c, p.stem))
+            continue
+        try:
+            read_record(p)
+            skipped.append(p.stem)  # skipped only when its record keeps the record contract
+        except (DamagedRecordError, PluginError) as e:
+            damaged.append((p.stem, str(e)))  # or needing code
+    return skipped, todo, damaged
+
+# %% ../nbs/08_sweep.ipynb #57025b2f
+def _collect(
+    futures: list,  # (config, record name, future of `run_command`) in the order submitted
+    failed: list,  # (name, error) reported so far (damaged records): the runs that fail are added
+    progress: bool,
+) -> tuple:
+    "(names done, names being trained by another worker); `failed` gets the runs that failed."
+    done, in_progress = [], []
+    bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
+    for cfg, name, fut in futures:
+        try:
+            code, err = fut.result()
+        # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no
+        # record, so the next sweep reruns it
+        except Exception as e:
+            code, err = -1, f'{type(e).__name__}: {e}'
+        if code == 0:
+            done.append(name)
+        elif 'RunInProgress' in err:  # another sweep's run holds the lock: it will write the record
+            in_progress.append(name)
+            print(f'skipped {name}: being trained by another worker', file=sys.stderr)
+        else:
+            failed.append((name, err))
+            print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
+        bar.update(1)
+        bar.set_postfix(failed=len(failed))
+    bar.close()
+    return done, in_progress
+
+# %% ../nbs/08_sweep.ipynb #e03a2a84
+def _run_all(
+    todo: list,  # (config, record name) of the runs
+    cmds: list,  # their papermill commands (`sweep_commands`)
+    root: Path,  # the repository root, where each command runs
+    executor,  # as given to `run_sweep`; None: `workers` local threads
+    workers: int,
+    failed: list,  # as in `_collect`
+    progress: bool,
+) -> tuple:
+    "Run the commands on `executor` and collect the outcomes: (names done, names in progress)."
+    # the workers' papermill is the one installed beside this Python, whether or not its venv
+    # is activated
+    bin_dir = str(Path(sys.executable).parent)
+    ex = executor or ThreadPoolExecutor(workers)
+    try:
+        futures = [
+            (cfg, name, ex.submit(run_command, cmd, str(root), bin_dir))
+            for (cfg, name), cmd in zip(todo, cmds)
+        ]
+        return _collect(futures, failed, progress)
+    finally:
+        if executor is None:
+            ex.shutdown()
+
+# %% ../nbs/08_sweep.ipynb #47674c4e
+def _results_folder(results_dir, root: Path) -> Path:
+    "`results_dir` as an absolute folder, relative paths from `root`."
+    results_dir = folder_path('results_dir', results_dir)  # '~' expanded, blanks refused
+    return results_dir if results_dir.is_absolute() else root / results_dir
+
+# %% ../nbs/08_sweep.ipynb #437c72c6
+def _print_sweep_summary(summary: dict):
+    "One line on stderr: runs done, skipped (record exists or being trained elsewhere), failed."
+    done, skipped, in_progress, failed = (
+        len(summary[k]) for k in ('done', 'skipped', 'in_progress', 'failed')
+    )
+    print(
+        f'sweep: {done} done, {skipped} skipped (record exists), '
+        f'{in_progress} skipped (being trained by another worker), {failed} failed',
+        file=sys.stderr,
+    )
+
 # %% ../nbs/08_sweep.ipynb #38ad8332
 def run_sweep(
     cfgs,
@@ -146,21 +237,8 @@ def run_sweep(
 ) -> dict:
     "Run configs without a record; dict of lists: done, skipped, in_progress, failed (name, error)."
     root = repo_root()
-    results_dir = folder_path('results_dir', results_dir)  # '~' expanded, blanks refused
-    results_dir = results_dir if results_dir.is_absolute() else root / results_dir
-    paths = [
-        (c, record_path(c, results_dir)) for c in cfgs
-    ]  # looked at once: one snapshot of what exists
-    skipped, todo, damaged = [], [], []
-    for c, p in paths:
-        if not p.exists():
-            todo.append((c, p.stem))
-            continue
-        try:
-            read_record(p)
-            skipped.append(p.stem)  # skipped only when its record keeps the record contract
-        except (DamagedRecordError, PluginError) as e:
-            damaged.append((p.stem, str(e)))  # or needing code
+    results_dir = _results_folder(results_dir, root)
+    skipped, todo, damaged = _sorted_records(cfgs, results_dir)
     threads = check_int('threads', threads, 1)  # another machine's cores: not checked here
     out_dir = Path(out_dir or root / 'runs')
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -173,48 +251,11 @@ def run_sweep(
         deterministic=deterministic,
         plugins=plugins,
     )
-    # the workers' papermill is the one installed beside this Python, whether or not its venv
-    # is activated
-    bin_dir = str(Path(sys.executable).parent)
-    own = executor is None
-    ex = executor or ThreadPoolExecutor(workers)
-    done, in_progress, failed = [], [], list(damaged)
+    failed = list(damaged)
     for name, err in damaged:
         print(f'FAILED {name}: {err}', file=sys.stderr)
-    try:
-        futures = [
-            (cfg, name, ex.submit(run_command, cmd, str(root), bin_dir))
-            for (cfg, name), cmd in zip(todo, cmds)
-        ]
-        bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
-        for cfg, name, fut in futures:
-            try:
-                code, err = fut.result()
-            # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no
-            # record, so the next sweep reruns it
-            except Exception as e:
-                code, err = -1, f'{type(e).__name__}: {e}'
-            if code == 0:
-                done.append(name)
-            elif (
-                'RunInProgress' in err
-            ):  # another sweep's run holds the lock of this record: it will write the record
-                in_progress.append(name)
-                print(f'skipped {name}: being trained by another worker', file=sys.stderr)
-            else:
-                failed.append((name, err))
-                print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
-            bar.update(1)
-            bar.set_postfix(failed=len(failed))
-        bar.close()
-    finally:
-        if own:
-            ex.shutdown()
+    done, in_progress = _run_all(todo, cmds, root, executor, workers, failed, progress)
     summary = dict(done=done, skipped=skipped, in_progress=in_progress, failed=failed)
     if progress:
-        print(
-            f'sweep: {len(done)} done, {len(skipped)} skipped (record exists), '
-            f'{len(in_progress)} skipped (being trained by another worker), {len(failed)} failed',
-            file=sys.stderr,
-        )
+        _print_sweep_summary(summary)
     return summary

@@ -418,6 +418,60 @@ def baseline_order(effects: pd.DataFrame) -> pd.DataFrame:
         )
     return pd.DataFrame(rows)
 
+# %% ../nbs/20_tuning.ipynb #a4709c84
+_PROTOCOL_NAMES = dict(harc="today's HAR-C", harc_ps="the paper's severity")
+
+
+def _tuning_sentence(p: str, e: pd.DataFrame) -> str:
+    "How far tuning under training-domain validation moves each method's Avg. on protocol `p`."
+    n = f"{e.draws.min()}" if e.draws.min() == e.draws.max() else f"{e.draws.min()}-{e.draws.max()}"
+    moved = e.tuned_minus_default.dropna()
+    big = moved[(moved.abs() > 2 * e.tuned_minus_default_se[moved.index])]
+    return (
+        f"**{_PROTOCOL_NAMES[p]}, {n} draws per method (draw 0 the defaults), 3 trial seeds.** "
+        "Tuning under training-domain "
+        f"validation moves the methods' Avg. by {moved.min():+.1f} to "
+        f"{moved.max():+.1f} points "
+        f"(median {moved.median():+.1f}); {len(big)} of {len(moved)} move by more than "
+        "two standard errors"
+        + (
+            f" ({', '.join(f'{ALGORITHMS.display(m)} {moved[m]:+.1f}' for m in big.index)})."
+            if len(big)
+            else "."
+        )
+    )
+
+# %% ../nbs/20_tuning.ipynb #7f8fa78d
+def _lead_sentence(r) -> str:
+    "Whether PRISM's lead over the best other method (a row of `prism_lead`) survives tuning."
+    return (
+        "PRISM's lead over the best other method under training-domain selection: "
+        f"{r.lead:+.1f} ± "
+        f"{r.lead_se:.1f} ({r.best_other}, {r.best_other_avg:.1f}); "
+        + ("it survives tuning." if r.lead > 2 * r.lead_se else "it does not survive tuning.")
+    )
+
+# %% ../nbs/20_tuning.ipynb #2ebc3a01
+def _order_sentence(o) -> str:
+    "The DG baselines' rank correlations (a row of `baseline_order`)."
+    return (
+        f"The {o.baselines} DG baselines' order (Spearman): "
+        f"tuned vs default {o.tuned_vs_default:+.2f}, "
+        f"tuned vs the paper {o.tuned_vs_paper:+.2f}, "
+        f"default vs the paper {o.default_vs_paper:+.2f}."
+    )
+
+# %% ../nbs/20_tuning.ipynb #d746e108
+def _oracle_sentence(gap: pd.Series) -> str:
+    "Where the oracle sits from training-domain selection: `gap`, oracle minus training per method."
+    return (
+        "Choosing among the searched draws, the oracle (an upper bound: it looks at the "
+        "test "
+        f"conditions) sits {gap.median():+.1f} points (median; {gap.min():+.1f} to "
+        f"{gap.max():+.1f}) "
+        "from training-domain selection."
+    )
+
 # %% ../nbs/20_tuning.ipynb #9c8ea802
 def tuned_findings(
     effects: pd.DataFrame,  # `tuning_effects`
@@ -425,61 +479,19 @@ def tuned_findings(
     order: pd.DataFrame,  # `baseline_order`
 ) -> list:
     "Markdown sentences of the verdict, one per question, per protocol."
-    names = dict(harc="today's HAR-C", harc_ps="the paper's severity")
     lines = []
     for p, e in effects.groupby('protocol', sort=False):
         e = e.set_index('method')
-        n = (
-            f"{e.draws.min()}"
-            if e.draws.min() == e.draws.max()
-            else f"{e.draws.min()}-{e.draws.max()}"
-        )
-        moved = e.tuned_minus_default.dropna()
-        big = moved[(moved.abs() > 2 * e.tuned_minus_default_se[moved.index])]
-        lines.append(
-            f"**{names[p]}, {n} draws per method (draw 0 the defaults), 3 trial seeds.** "
-            "Tuning under training-domain "
-            f"validation moves the methods' Avg. by {moved.min():+.1f} to "
-            f"{moved.max():+.1f} points "
-            f"(median {moved.median():+.1f}); {len(big)} of {len(moved)} move by more than "
-            "two standard errors"
-            + (
-                f" ({', '.join(f'{ALGORITHMS.display(m)} {moved[m]:+.1f}' for m in big.index)})."
-                if len(big)
-                else "."
-            )
-        )
+        lines.append(_tuning_sentence(p, e))
         row = lead[lead.protocol == p]
         if len(row):
-            r = row.iloc[0]
-            lines.append(
-                "PRISM's lead over the best other method under training-domain selection: "
-                f"{r.lead:+.1f} ± "
-                f"{r.lead_se:.1f} ({r.best_other}, {r.best_other_avg:.1f}); "
-                + (
-                    "it survives tuning."
-                    if r.lead > 2 * r.lead_se
-                    else "it does not survive tuning."
-                )
-            )
+            lines.append(_lead_sentence(row.iloc[0]))
         o = order[order.protocol == p]
         if len(o):
-            o = o.iloc[0]
-            lines.append(
-                f"The {o.baselines} DG baselines' order (Spearman): "
-                f"tuned vs default {o.tuned_vs_default:+.2f}, "
-                f"tuned vs the paper {o.tuned_vs_paper:+.2f}, "
-                f"default vs the paper {o.default_vs_paper:+.2f}."
-            )
+            lines.append(_order_sentence(o.iloc[0]))
         gap = e.oracle_minus_training.dropna()
         if len(gap):
-            lines.append(
-                "Choosing among the searched draws, the oracle (an upper bound: it looks at the "
-                "test "
-                f"conditions) sits {gap.median():+.1f} points (median; {gap.min():+.1f} to "
-                f"{gap.max():+.1f}) "
-                "from training-domain selection."
-            )
+            lines.append(_oracle_sentence(gap))
     return lines
 
 # %% ../nbs/20_tuning.ipynb #bc37572b

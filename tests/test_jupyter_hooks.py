@@ -7,22 +7,26 @@ cells and of the cells nbdev_test skips, stderr), and `jupyter_hooks = True` in 
   as a kernel leaves it after running it to the outputs committed (`metadata.language_info`, the kernelspec
   JupyterLab writes, execution counts, stdout in pieces, stderr, outputs in `#| output: false` cells and in the cells
   nbdev_test skips), saved into a copy of the notebook beside the repository's settings.ini; without the hook the same
-  save changes the notebook.
+  save changes the notebook. The contents manager made from the installed config gives no "Overriding existing
+  pre_save_hook" warning (jupyter_server 2 gave it at every start for a hook set once, in one file: issue 44).
 - With PRISM_LAB_CHECK=1 (minutes; the repository has no `slow` pytest marker): every library notebook really
   executed in ipykernel by nbclient (all cells, as JupyterLab's Run All) and saved through the hook is its committed
   file byte for byte; and the user's own round trip: a real `jupyter lab` server with the hook installed by the
   installer into a temporary Jupyter config folder, headless Chromium (Debian's chromium and chromium-driver, driven
   as tools/check_docs.py drives it) opening a copy of nbs/02_sampling.ipynb (a figure, `#| output: false` cells,
   show_doc), Run All, Save: the saved file is the committed one; with `jupyter_hooks = False` the same save is not.
+  And a real `jupyter lab` started with the installer's config (seconds, no browser): its log has no "Overriding
+  existing pre_save_hook" (with the hook the earlier installer wrote into both config files, it has), and a save
+  through its contents API is cleaned by the hook.
   These compare with the committed outputs, so they pass once tools/render_outputs.py has rendered them."""
-import copy, json, os, shutil, subprocess, sys, time, urllib.request
+import copy, json, os, shutil, subprocess, sys, time, urllib.request, warnings
 from pathlib import Path
 import pytest
 from jupyter_server.services.contents.filemanager import FileContentsManager
 from traitlets.config.loader import PyFileConfigLoader
-from prism_nb.jupyter import hides_output, install_hook, skipped
+from prism_nb.jupyter import _hook_source_v1, hides_output, install_hook, skipped
 
-pytestmark = pytest.mark.filterwarnings("ignore:Overriding existing pre_save_hook")  # traitlets, on the configured hook
+OVERRIDING = 'Overriding existing pre_save_hook'  # jupyter_server 2, at every start, for a hook set once (issue 44)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / 'tools'))
@@ -98,6 +102,14 @@ def test_without_the_hook_the_same_save_changes_the_notebook(repo):
     assert hidden and all(c['outputs'] for c in hidden)
     assert saved != committed(LAB_NOTEBOOK)
 
+def test_the_installed_hook_starts_without_a_warning(repo):
+    "The contents manager made from the installed config, as the server makes it at every start, warns of nothing."
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter('always')
+        FileContentsManager(config=hook_config(repo / 'jupyter'))
+    assert not [str(w.message) for w in said if OVERRIDING in str(w.message)]
+
+@pytest.mark.filterwarnings(f'ignore:{OVERRIDING}')  # nbdev's hook, set by config: jupyter_server 2 warns
 def test_nbdevs_hook_alone_keeps_what_the_render_leaves_out(repo):
     "nbdev_install_hooks' hook cleans counts and metadata but saves `#| output: false` outputs and stderr."
     from nbdev.clean import _add_jupyter_hooks
@@ -229,3 +241,53 @@ def test_run_all_and_save_in_jupyterlab_leaves_the_notebook_as_committed(repo, h
         diff = subprocess.run(['git', 'diff', '--no-index', '--stat', str(ROOT / 'nbs' / LAB_NOTEBOOK),
                                str(repo / f'saved_{LAB_NOTEBOOK}')], capture_output=True, text=True).stdout
         pytest.fail(f'JupyterLab Run All + Save changed {LAB_NOTEBOOK}: {diff} (saved copy: {repo}/saved_{LAB_NOTEBOOK})')
+
+@LAB_CHECK
+@pytest.mark.parametrize('hook', ['installed', 'earlier'])
+def test_jupyterlab_starts_without_a_warning_and_saves_through_the_hook(repo, hook):
+    """A real `jupyter lab` with the installer's config: no warning in its log, and a save is cleaned; with the hook as
+    the earlier installer wrote it (into both config files), the log has the warning, so this test would see it."""
+    from check_docs import free_port
+    cfg = repo / 'jupyter'
+    subprocess.run([sys.executable, '-m', 'prism_nb.jupyter', 'install', '--config_dir', str(cfg)],
+                   capture_output=True, text=True, check=True)  # the installer, as a user runs it
+    if hook == 'earlier':
+        for name in ('jupyter_server_config.py', 'jupyter_notebook_config.py'):
+            (cfg / name).write_text(_hook_source_v1 + '\n')
+    port, token = free_port(), 'prism-lab-check'
+    base, auth = f'http://127.0.0.1:{port}', {'Authorization': f'token {token}'}
+    nb = {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {'language_info': {'name': 'python'}}, 'cells': [
+        {'cell_type': 'code', 'id': 'a1', 'metadata': {}, 'execution_count': 1, 'source': '#| output: false\nprint(1)',
+         'outputs': [stream('stdout', '1\n')]},
+        {'cell_type': 'code', 'id': 'b2', 'metadata': {}, 'execution_count': 2, 'source': 'print(2)',
+         'outputs': [stream('stdout', '2\n'), stream('stderr', 'careful\n')]}]}
+    # a notebook opened and saved: nbdev's hook trusts the file there before the save, and fails on a new one
+    (repo / 'repo' / 'nbs' / 'x.ipynb').write_text(json.dumps(nb))
+    log_path = repo / 'lab.log'
+    with log_path.open('w') as log:
+        lab = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--no-browser', f'--port={port}',
+                                '--ip=127.0.0.1', f'--IdentityProvider.token={token}',
+                                f'--ServerApp.root_dir={repo / "repo"}', '--allow-root'],
+                               cwd=repo, env=kernel_env(repo), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        def up():
+            if lab.poll() is not None: raise RuntimeError(f'jupyter lab ended: {log_path.read_text()[-2000:]}')
+            status = urllib.request.Request(f'{base}/api/status', headers=auth)
+            try: return urllib.request.urlopen(status, timeout=5).status == 200
+            except OSError: return False
+        wait_for('jupyter lab answering', up, 120)
+        body = json.dumps({'type': 'notebook', 'format': 'json', 'content': nb}).encode()
+        put = urllib.request.Request(f'{base}/api/contents/nbs/x.ipynb', data=body, method='PUT',
+                                     headers={**auth, 'Content-Type': 'application/json'})
+        assert urllib.request.urlopen(put, timeout=120).status in (200, 201)  # the first save imports prism_nb
+    finally:
+        lab.terminate()
+        try: lab.wait(20)
+        except subprocess.TimeoutExpired: lab.kill()
+    said = [line for line in log_path.read_text().splitlines() if OVERRIDING in line]
+    if hook == 'installed': assert not said, f'jupyter lab with the installed hook says: {said}'
+    else: assert said, 'the earlier hook should draw the warning: this test would not see it come back'
+    saved = json.loads((repo / 'repo' / 'nbs' / 'x.ipynb').read_text())
+    outputs = [[(o['name'], ''.join(o['text'])) for o in c['outputs']] for c in saved['cells']]
+    assert outputs == [[], [('stdout', '2\n')]], saved  # `#| output: false` and stderr emptied: our hook ran
+    assert [c['execution_count'] for c in saved['cells']] == [None, None] and 'language_info' not in saved['metadata']

@@ -1,6 +1,7 @@
 """End-to-end runs of nbs/run_harc.ipynb through papermill: a record with every condition, skip on rerun,
-fail fast on bad names, and no record left by a run killed mid-training."""
-import json, os, signal, subprocess, sys, time
+each line once in the terminal (with --log-output or not), fail fast on bad names, and no record left by
+a run killed mid-training."""
+import json, os, re, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 
@@ -27,18 +28,44 @@ def children(pid):
 
 def records(results): return sorted((results / 'harc').glob('*.json')) if (results / 'harc').exists() else []
 
-def test_run_writes_record_then_skips(root, tmp_path):
-    results = tmp_path / 'results'
-    subprocess.run(papermill(root, tmp_path / 'a.ipynb', results, method='erm'), check=True, capture_output=True)
-    recs = records(results)
+def terminal(cmd) -> list:
+    "The lines a papermill command shows in its terminal (stdout and stderr as one stream)."
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert res.returncode == 0, res.stdout[-3000:]
+    return res.stdout.splitlines()
+
+@pytest.fixture(scope='module')
+def twice(tmp_path_factory):
+    "One config run twice through papermill, first with --log-output (it trains), then without (it skips)."
+    root, tmp = Path(__file__).resolve().parent.parent, tmp_path_factory.mktemp('twice')
+    results = tmp / 'results'
+    first = terminal(papermill(root, tmp / 'a.ipynb', results, extra=['--log-output'], method='erm'))
+    mtime = [p.stat().st_mtime_ns for p in records(results)]
+    second = terminal(papermill(root, tmp / 'b.ipynb', results, method='erm'))
+    return dict(tmp=tmp, results=results, first=first, second=second, mtime=mtime)
+
+def test_run_writes_record_then_skips(twice):
+    recs = records(twice['results'])
     assert len(recs) == 1
     rec = json.loads(recs[0].read_text())
     assert sorted(rec['metrics']) == sorted(HARC_CONDITIONS)
     assert rec['config']['method'] == 'erm' and rec['data']['source'] == 'hapt' and rec['data']['fingerprint']
-    mtime = recs[0].stat().st_mtime_ns
-    out = subprocess.run(papermill(root, tmp_path / 'b.ipynb', results, method='erm'), check=True, capture_output=True, text=True)
-    assert recs[0].stat().st_mtime_ns == mtime
-    assert 'skipped' in (tmp_path / 'b.ipynb').read_text()
+    assert [recs[0].stat().st_mtime_ns] == twice['mtime']
+    assert 'skipped' in (twice['tmp'] / 'b.ipynb').read_text()
+
+def test_the_terminal_shows_each_line_once(twice):
+    "With --log-output the closing line once and the epoch lines one under the other; without it, the line once."
+    lines = twice['first']
+    closing = [x for x in lines if 'prism_nb run ' in x]
+    assert len(closing) == 1 and 'prism_nb run trained and wrote' in closing[0], lines
+    epochs = [i for i, x in enumerate(lines) if re.search(r'ERM fit epoch \d+/\d+: ', x)]
+    assert len(epochs) == TINY['epochs'], lines
+    assert all(x.strip() for x in lines[epochs[0]:epochs[-1] + 1]), f'a blank line between epoch lines: {lines}'
+    assert 'prism_nb run trained and wrote' in (twice['tmp'] / 'a.ipynb').read_text()  # the notebook has it too
+    closing = [x for x in twice['second'] if 'prism_nb run ' in x]
+    assert len(closing) == 1, twice['second']
+    assert re.search(r'returned the existing record .* \(nothing trained; Avg\. \d+\.\d\d\).* -p force True', closing[0])
+    assert 'returned the existing record' in (twice['tmp'] / 'b.ipynb').read_text()
 
 @pytest.mark.parametrize('param,value,msg', [('method', 'nope', 'valid methods'), ('backbone', 'resnet', 'valid backbones')])
 def test_unknown_names_fail_fast(root, tmp_path, param, value, msg):

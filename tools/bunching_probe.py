@@ -1,0 +1,42 @@
+"""The evaluations of nbs/21_bunching.ipynb over every trained model of the tuned search at hand, resumable: a
+model whose evaluation record exists is skipped.
+
+    python tools/bunching_probe.py   # ERM and PRISM records of results/harc_tuned whose checkpoints are here
+
+Each model (trained on Random by the tuned search, nbs/20_tuning.ipynb) is scored under Random, send-on-delta and
+the bunched conditions (`condition_scores`, kept in results/harc_signal/); each PRISM model also at the paper's
+severity with both branches, with E_samp held at its source-validation mean and with E_feat held so
+(`branch_ablation`, kept in results/harc_bunching_probe/). Inference only: seconds per model."""
+import os, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
+
+if __name__ == '__main__':
+    import torch
+    from prism_nb.bunching import branch_probe_record, signal_record
+    from prism_nb.checkpoints import checkpoint_file
+    from prism_nb.records import read_records
+
+    torch.set_num_threads(1)
+    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    done = skipped = 0
+    for rec in read_records(results / 'harc_tuned'):
+        if rec['config']['method'] not in ('erm', 'prism'):
+            continue
+        ck = checkpoint_file(rec, rec.path)
+        if ck is None or not ck.exists():
+            skipped += 1
+            continue
+        t0 = time.time()
+        signal_record(rec.path)
+        done += 1
+        if rec['config']['method'] != 'prism':
+            continue
+        out = branch_probe_record(rec.path)
+        print(f"{rec.path.name}: {time.time() - t0:.1f} s; Mid-P worst class "
+              f"{min(out['results']['Mid-P']['scores']['both']['per_class']):.0f}% -> "
+              f"{min(out['results']['Mid-P']['scores']['E_samp held']['per_class']):.0f}% with E_samp held",
+              flush=True)
+    print(f'{done} models evaluated, {skipped} without a checkpoint here', file=sys.stderr)
