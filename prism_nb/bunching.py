@@ -54,6 +54,12 @@ def class_frame(
     return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'cls', 'acc'])
 
 # %% ../nbs/21_bunching.ipynb #01d361c6
+def _mean_se(v) -> tuple:
+    "(mean, standard error) of the values `v` (se None for fewer than two)."
+    v = np.asarray(v, float)
+    return float(v.mean()), (float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else None)
+
+
 def collapse_table(
     frame: pd.DataFrame,  # `class_frame`
     threshold: float = 50.0,  # a class below this accuracy (%) is collapsed
@@ -62,9 +68,9 @@ def collapse_table(
     worst = frame.loc[frame.groupby(['row', 'seed', 'condition'], sort=False).acc.idxmin()]
     cells = {}
     for (row, cond), g in worst.groupby(['row', 'condition'], sort=False):
-        se = g.acc.std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else None
+        mean, se = _mean_se(g.acc)
         cells.setdefault(row, {})[cond] = (
-            f"{int((g.acc < threshold).sum())}/{len(g)}; {pm(g.acc.mean(), se, 1)}; "
+            f"{int((g.acc < threshold).sum())}/{len(g)}; {pm(mean, se, 1)}; "
             f"{g.cls.value_counts().index[0]}"
         )
     return pd.DataFrame(cells).T.rename_axis('row')
@@ -243,12 +249,6 @@ def branch_frame(
     return pd.DataFrame(rows, columns=_BRANCH_COLUMNS)
 
 # %% ../nbs/21_bunching.ipynb #0d4ac288
-def _mean_se(v) -> tuple:
-    "(mean, standard error) of the values `v` (se None for fewer than two)."
-    v = np.asarray(v, float)
-    return float(v.mean()), (float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else None)
-
-
 def branch_table(frame: pd.DataFrame) -> pd.DataFrame:
     "Condition x probe: accuracy and worst class (mean ± se over models), and each branch's shift."
     rows = []
