@@ -4,3 +4,4 @@ __version__ = "0.1.0"
 # version above.
 from . import harc as _harc, prism as _prism, realworld as _realworld  # noqa: F401
 from . import analysis as _analysis, paper_severity as _paper_severity, tuning as _tuning  # noqa: F401
+from . import bunching as _bunching  # noqa: F401  (registers harc_mend)

@@ -8,20 +8,29 @@ import numpy as np
 import pandas as pd
 import torch
 
+from .algorithms import ALGORITHMS, method_names
 from .analysis import evaluation_record
 from .core import ConfigError, results_root
-from .config import check_seeds, make_config, record_path, task_of
+from .config import Task, check_seeds, make_config, record_path, register_task, task_of
 from .data import HAR_CLASSES
+from .harc import HARC, check_harc, load_harc_data
 from .engine import class_accuracies, percent_correct, predict
 from .probes import encoder_embeddings
 from .records import read_record, read_records
 from .rescore import condition_test_set
-from .report import pm
+from .sampling import PAPER_SEVERITY_CONDITIONS
+from .prism import PRISM_VARIANT_NAMES
+from .report import pm, reported
+from .tuning import HARC_TUNED_DEFAULTS, PROTOCOLS, TUNED_CONDITIONS
+from .tuning import evaluate_harc_tuned, harc_tuned_averages
 
 # %% auto #0
-__all__ = ['BUNCHED', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'class_frame', 'collapse_table', 'plot_class_accuracy',
-           'plot_bunched_windows', 'branch_ablation', 'branch_probe_record', 'branch_frame', 'branch_table',
-           'branch_verdict', 'condition_scores', 'signal_record', 'signal_table']
+__all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'HARC_MEND',
+           'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table', 'plot_class_accuracy',
+           'hypothesis_verdicts', 'fragility_frame', 'fragility_table', 'plot_bunched_windows', 'branch_ablation',
+           'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'condition_scores', 'signal_record',
+           'signal_table', 'harc_mend_record_stem', 'mend_config', 'mend_selection', 'mend_choice', 'mend_frame',
+           'mend_table', 'mend_verdict']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -111,6 +120,135 @@ def plot_class_accuracy(
         im = _heat_panel(ax, g.reindex(index=rows, columns=list(HAR_CLASSES)), cond)
     fig.colorbar(im, ax=axes.ravel().tolist(), label='class accuracy (%)', shrink=0.8)
     return fig
+
+# %% ../nbs/21_bunching.ipynb #6f56ef64
+WALKING_CLASSES = ('WALKING', 'WALKING_UPSTAIRS', 'WALKING_DOWNSTAIRS')  # told apart by the gait
+STATIC_CLASSES = ('SITTING', 'STANDING', 'LAYING')  # told apart by the posture
+
+
+def _walking_change(frame: pd.DataFrame, cond: str) -> pd.DataFrame:
+    "Per row: the walking classes' mean accuracy on `cond` minus on Random, mean and se over seeds."
+    walk = frame[frame.cls.isin(WALKING_CLASSES)].groupby(['row', 'seed', 'condition']).acc.mean()
+    d = (walk.xs(cond, level='condition') - walk.xs('Random', level='condition')).dropna()
+    return pd.DataFrame(
+        {r: _mean_se(g) for r, g in d.groupby('row', sort=False)}, index=['m', 'se']
+    ).T
+
+
+def _static_collapses(frame: pd.DataFrame, cond: str, row: str) -> tuple:
+    "(seeds where a static class is under 50%, seeds, worst class mean, se) of `row` on `cond`."
+    g = frame[(frame.row == row) & (frame.condition == cond)]
+    static = g[g.cls.isin(STATIC_CLASSES)].groupby('seed').acc.min()
+    return (int((static < 50).sum()), len(static), *_mean_se(g.groupby('seed').acc.min()))
+
+# %% ../nbs/21_bunching.ipynb #2a58db4f
+def _h2_retrained(no_esamp: tuple, prism: tuple) -> str:
+    "H2's retraining verdict from two `_static_collapses` tuples."
+    if not no_esamp[1] or not prism[1]:
+        return 'no records'
+    if no_esamp[0] / no_esamp[1] >= prism[0] / prism[1]:
+        return 'refuted'
+    se = np.hypot(no_esamp[3] or 0.0, prism[3] or 0.0)
+    return 'supported' if no_esamp[2] - prism[2] > 2 * se > 0 else 'undecided'
+
+
+def hypothesis_verdicts(
+    frame: pd.DataFrame,  # `class_frame` with Random and the bunched conditions
+    prism: str = 'PRISM',  # PRISM's row
+    no_esamp: str = 'w/o E_samp',  # the row of PRISM without E_samp
+) -> pd.DataFrame:
+    "Per bunched condition: the rows keeping the walking classes (H1), static collapses (H2)."
+    out = {}
+    for cond in [c for c in BUNCHED if c in set(frame.condition)]:
+        walk = _walking_change(frame, cond)
+        kept = [r for r, w in walk.iterrows() if w.se is not None and w.m >= -2 * w.se]
+        es, pr = (_static_collapses(frame, cond, r) for r in (no_esamp, prism))
+        out[cond] = {
+            'walking classes kept by': ', '.join(kept) or 'none',
+            'H1': ('refuted' if kept else 'supported') if len(walk) else 'no records',
+            'static collapses: w/o E_samp': f'{es[0]}/{es[1]}',
+            'static collapses: PRISM': f'{pr[0]}/{pr[1]}',
+            'Δ worst class': pm(es[2] - pr[2], np.hypot(es[3] or 0, pr[3] or 0), 1)
+            if es[1] and pr[1]
+            else '—',
+            'H2 (retrained)': _h2_retrained(es, pr),
+        }
+    return pd.DataFrame(out).T.rename_axis('condition')
+
+# %% ../nbs/21_bunching.ipynb #d99a563d
+def fragility_frame(
+    methods=('erm', 'prism'),
+    seeds=range(10),
+    conditions=tuple(PAPER_SEVERITY_CONDITIONS),
+    results_dir=None,  # default <repo>/results
+    experiments=('harc_ps', 'harc_ps_threads2'),  # the two builds' results folders
+) -> pd.DataFrame:
+    "Long: method, seed, threads, condition, acc, worst for the `harc_ps` runs in both folders."
+    root, out = results_root(results_dir), []
+    for m in methods:
+        for seed in check_seeds(seeds):
+            for exp in experiments:
+                p = record_path(
+                    make_config(dataset='harc_ps', method=m, seed=seed, experiment=exp), root
+                )
+                if p.exists():
+                    r = read_record(p)
+                    out += [
+                        dict(
+                            method=m,
+                            seed=seed,
+                            threads=r.get('torch_threads'),
+                            condition=c,
+                            acc=r['metrics'][c],
+                            worst=min(r['per_class'][c]),
+                        )
+                        for c in conditions
+                    ]
+    return pd.DataFrame(out, columns=['method', 'seed', 'threads', 'condition', 'acc', 'worst'])
+
+# %% ../nbs/21_bunching.ipynb #81fd63d5
+def _split_spread(g: pd.DataFrame) -> dict:
+    "Seed and numerical spread of one method and condition: `g` holds both builds of each seed."
+    w = g.pivot_table(index='seed', columns='threads', values='acc').dropna()
+    worst = g.pivot_table(index='seed', columns='threads', values='worst').loc[w.index]
+    if w.shape[1] != 2 or len(w) < 2:
+        return {}
+    d = w.iloc[:, 1] - w.iloc[:, 0]
+    var_num, var_all = float((d**2).mean() / 2), float(w.var(ddof=1).mean())
+    share = var_num / var_all if var_all > 0 else float('nan')
+    return {
+        'seeds': len(w),
+        'sd over seeds': np.sqrt(var_all),
+        'sd from numerics': np.sqrt(var_num),
+        'numerics share': share,
+        'largest change': float(d.abs().max()),
+        'collapse flips': int(((worst < 50).sum(1) == 1).sum()),
+        'chaotic': bool(share >= 0.5),
+    }
+
+
+def fragility_table(
+    frame: pd.DataFrame,  # `fragility_frame`
+) -> pd.DataFrame:
+    "Per method and condition: the spread over seeds, the part of it from numerics, and flips."
+    rows = {k: _split_spread(g) for k, g in frame.groupby(['method', 'condition'], sort=False)}
+    rows = {k: v for k, v in rows.items() if v}
+    cols = [
+        'seeds',
+        'sd over seeds',
+        'sd from numerics',
+        'numerics share',
+        'largest change',
+        'collapse flips',
+        'chaotic',
+    ]
+    return pd.DataFrame(
+        rows.values(),
+        index=pd.MultiIndex.from_tuples(rows.keys(), names=['method', 'condition'])
+        if rows
+        else None,
+        columns=cols,
+    )
 
 # %% ../nbs/21_bunching.ipynb #5da3798f
 def plot_bunched_windows(
@@ -358,3 +496,201 @@ def signal_table(
             f"{int((g.worst < 50).sum())} below 50)"
         )
     return pd.DataFrame(out).T.rename_axis('method')
+
+# %% ../nbs/21_bunching.ipynb #eda8482d
+def harc_mend_record_stem(cfg: dict) -> tuple:
+    "Mend records: results/harc_mend/<method>_<variant>_<backbone>_s<seed>_<id>.json."
+    return (), f"{cfg['method']}_{cfg['variant']}_{cfg['backbone']}_s{cfg['seed']}"
+
+
+HARC_MEND = register_task(
+    Task(
+        name='harc_mend',
+        display='HAR-C (mend, both protocols)',
+        defaults={k: v for k, v in HARC_TUNED_DEFAULTS.items() if k != 'draw'}
+        | dict(experiment='harc_mend', dataset='harc_mend'),
+        check=check_harc,
+        load=load_harc_data,
+        evaluate=evaluate_harc_tuned,
+        record_stem=harc_mend_record_stem,
+        conditions=TUNED_CONDITIONS,
+        averages=harc_tuned_averages,
+        test_windows=HARC.test_windows,
+    )
+)
+
+# %% ../nbs/21_bunching.ipynb #51b6fa6f
+MEND_CANDIDATES = (0.5, 0.8)  # r_b, chosen between on source validation
+MEND_SELECTION_SEEDS = (0, 1)
+
+
+def mend_config(
+    seed: int,  # trial seed
+    r_b: float,  # the bunch component's largest hidden share
+) -> dict:
+    "A `harc_mend` run: PRISM's `bunch` variant at `r_b`, PRISM's defaults otherwise."
+    return make_config(
+        dataset='harc_mend', method='prism', variant='bunch', seed=seed, hparams={'r_b': r_b}
+    )
+
+
+def mend_selection(
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Per candidate r_b: the selection seeds' source-validation accuracies and their mean."
+    root, rows = results_root(results_dir), []
+    for r_b in MEND_CANDIDATES:
+        for s in MEND_SELECTION_SEEDS:
+            p = record_path(mend_config(s, r_b), root)
+            rows.append(
+                dict(r_b=r_b, seed=s, val_acc=read_record(p)['val_acc'] if p.exists() else np.nan)
+            )
+    return (
+        pd.DataFrame(rows)
+        .pivot(index='r_b', columns='seed', values='val_acc')
+        .assign(mean=lambda d: d.mean(axis=1, skipna=False))
+    )
+
+
+def mend_choice(
+    results_dir=None,  # default <repo>/results
+) -> float | None:
+    "The r_b of best mean source-validation accuracy (the smaller on a tie); None: runs missing."
+    sel = mend_selection(results_dir)['mean']
+    return None if sel.isna().any() else float(sel.idxmax())
+
+# %% ../nbs/21_bunching.ipynb #fa3a8c47
+def _protocol_rows(rec: dict, protocol: str, row: str, seed: int) -> list:
+    "One row per condition of `protocol` in the record `rec`."
+    return [
+        dict(
+            protocol=protocol,
+            row=row,
+            seed=seed,
+            condition=c,
+            acc=rec['metrics'][c],
+            worst=min(rec['per_class'][c]),
+        )
+        for c in PROTOCOLS[protocol]
+    ]
+
+
+def _protocol_config(protocol: str, **overrides) -> dict:
+    "The default config of `protocol`'s own runs (HAR-C's configs carry no `dataset` key)."
+    return make_config(**({} if protocol == 'harc' else {'dataset': protocol}), **overrides)
+
+
+def _records(cfgs: dict, root) -> dict:
+    "{seed: record} of the configs {seed: cfg} whose records exist."
+    return {s: read_record(p) for s, c in cfgs.items() if (p := record_path(c, root)).exists()}
+
+
+def _best_baseline(protocol: str, seeds, root) -> tuple:
+    "(display name, {seed: record}) of the non-PRISM method of highest mean Avg. in `protocol`."
+    best = (None, {}, -1.0)
+    for m in (m for m in method_names() if m != 'prism'):
+        recs = _records({s: _protocol_config(protocol, method=m, seed=s) for s in seeds}, root)
+        avg = np.mean([r['avg'] for r in recs.values()]) if recs else -1.0
+        if avg > best[2]:
+            best = (ALGORITHMS[m].display, recs, avg)
+    return best[:2]
+
+# %% ../nbs/21_bunching.ipynb #dea35628
+def mend_frame(
+    seeds=range(10),
+    r_b: float | None = None,  # None: `mend_choice`
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Long: protocol, row, seed, condition, acc, worst: the mend, PRISM and the best baseline."
+    root, seeds, out = results_root(results_dir), check_seeds(seeds), []
+    r_b = mend_choice(root) if r_b is None else r_b
+    mend = _records({s: mend_config(s, r_b) for s in seeds}, root) if r_b is not None else {}
+    for protocol in PROTOCOLS:
+        prism = _records(
+            {s: _protocol_config(protocol, method='prism', seed=s) for s in seeds}, root
+        )
+        base_name, base = _best_baseline(protocol, seeds, root)
+        for row, recs in [
+            (PRISM_VARIANT_NAMES['bunch'], mend),
+            ('PRISM', prism),
+            (base_name, base),
+        ]:
+            for s, rec in recs.items():
+                out += _protocol_rows(rec, protocol, row, s)
+    return pd.DataFrame(out, columns=['protocol', 'row', 'seed', 'condition', 'acc', 'worst'])
+
+# %% ../nbs/21_bunching.ipynb #bf7bb727
+def _summaries(frame: pd.DataFrame) -> pd.DataFrame:
+    "Per protocol, row and seed: Random, the bunched mean, the other shifted mean, the worst class."
+    f = frame.assign(
+        kind=np.where(
+            frame.condition.str.match(r'(First|Last|Mid)(-P)?$'),
+            'bunched',
+            np.where(frame.condition == 'Random', 'Random', 'other shifted'),
+        )
+    )
+    by = f.groupby(['protocol', 'row', 'seed', 'kind'], sort=False).acc.mean().unstack('kind')
+    return by.assign(worst=f.groupby(['protocol', 'row', 'seed'], sort=False).worst.min())
+
+
+def mend_table(
+    frame: pd.DataFrame,  # `mend_frame`
+) -> pd.DataFrame:
+    "Protocol x row: Random, First/Last/Mid, other shifted, worst class (mean ± se), collapses."
+    s, rows = _summaries(frame), {}
+    for (protocol, row), g in s.groupby(level=['protocol', 'row'], sort=False):
+        rows[(protocol, row)] = {
+            k: pm(*_mean_se(g[k]), 1) for k in ['Random', 'bunched', 'other shifted', 'worst']
+        } | {'collapsed seeds': f"{int((g.worst < 50).sum())}/{len(g)}"}
+    cols = ['Random', 'First/Last/Mid', 'other shifted', 'worst class', 'collapsed seeds']
+    out = pd.DataFrame(
+        rows.values(), index=pd.MultiIndex.from_tuples(rows, names=['protocol', 'row'])
+    )
+    return out.set_axis(cols, axis=1) if rows else out
+
+# %% ../nbs/21_bunching.ipynb #7ac80ec4
+def _paper_prism_loss(protocol: str) -> float:
+    "The paper's PRISM: Random minus the mean of First/Last/Mid (its table has one protocol)."
+    r = reported('tab:harc').query("row == 'PRISM'").set_index('column')['mean']
+    return float(r['Random'] - r[['First', 'Last', 'Mid']].mean())
+
+
+def _mend_word(d: tuple, loss: float, paper: float) -> str:
+    "narrows/closes/widens/no change from the bunched change `d` = (mean, se) and the losses."
+    m, se = d[0], d[1] or 0.0
+    if m > 2 * se:
+        return 'closes the gap' if loss <= paper else 'narrows the gap'
+    return 'widens the gap' if m < -2 * se else 'no change (within 2 se)'
+
+# %% ../nbs/21_bunching.ipynb #1221ac60
+def mend_verdict(
+    frame: pd.DataFrame,  # `mend_frame`
+    mend: str = PRISM_VARIANT_NAMES['bunch'],
+) -> pd.DataFrame:
+    "Per protocol: the mend minus PRISM on First/Last/Mid, elsewhere, worst class; losses; verdict."
+    s, out = _summaries(frame), {}
+    for protocol in s.index.unique('protocol'):
+        rows = s.xs(protocol, level='protocol')
+        if mend not in rows.index.unique('row') or 'PRISM' not in rows.index.unique('row'):
+            continue
+        a, b = rows.xs(mend, level='row'), rows.xs('PRISM', level='row')
+        diff = {
+            k: (
+                _mean_se(a[k])[0] - _mean_se(b[k])[0],
+                np.hypot(_mean_se(a[k])[1] or 0.0, _mean_se(b[k])[1] or 0.0),
+            )
+            for k in ['bunched', 'other shifted', 'worst']
+        }
+        loss = {n: _mean_se(r.Random - r.bunched) for n, r in [('mend', a), ('PRISM', b)]}
+        paper = _paper_prism_loss(protocol)
+        out[protocol] = {
+            'Δ First/Last/Mid': pm(*diff['bunched'], 1),
+            'Δ other shifted': pm(*diff['other shifted'], 1),
+            'Δ worst class': pm(*diff['worst'], 1),
+            'loss from Random: mend': pm(*loss['mend'], 1),
+            'loss from Random: PRISM': pm(*loss['PRISM'], 1),
+            "loss from Random: paper's PRISM": f'{paper:.1f}',
+            'verdict': _mend_word(diff['bunched'], loss['mend'][0], paper),
+            'seeds': f"{len(a)} / {len(b)}",
+        }
+    return pd.DataFrame(out).T.rename_axis('protocol')

@@ -100,6 +100,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return ['harc_tuned']  # the random hyperparameter search (20_tuning)
     if kind == 'harc_ps_threads2':
         return ['bunching']  # ERM and PRISM retrained on two threads (21_bunching)
+    if kind == 'harc_mend':
+        return ['bunching']  # PRISM with bunched views, the mend (21_bunching)
     if kind in ('harc_bunching_probe', 'harc_signal'):
         return ['bunching']  # the tuned models probed and scored under send-on-delta (21_bunching)
     if kind == 'harc_knobs':

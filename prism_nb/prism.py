@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 
 from .core import ISMTS, derive_seed
-from .sampling import augment_mask, span_mask
+from .sampling import augment_mask, span_mask, bunch_mask
 from .backbones import make_backbone, Decoder
 from .algorithms import Algorithm, register_algorithm, uniform, log10_uniform, choice
 from .engine import EpochBatches, Selection, train_epochs
@@ -33,6 +33,8 @@ PRISM_VARIANTS = {
     'no_lsamp_no_views': dict(pretrain_samp=False, views=False),
     # beyond the paper: views with a contiguous gap too (r_s chosen on source validation)
     'span': dict(r_s=0.4),
+    # beyond the paper: views bunched in time too, the mend of nbs/21_bunching (r_b stated there)
+    'bunch': dict(r_b=0.8),
 }
 
 # %% ../nbs/05_prism.ipynb #68a3215d
@@ -47,11 +49,12 @@ PRISM_VARIANT_NAMES = {
     'no_lfeat_no_views': 'w/o L_feat and w/o sampling variations',
     'no_lsamp_no_views': 'w/o L_samp and w/o sampling variations',
     'span': 'PRISM + span views',
+    'bunch': 'PRISM + bunched views',
 }
 
 # %% ../nbs/05_prism.ipynb #948e38b5
 PRISM_ABLATIONS = tuple(
-    v for v in PRISM_VARIANTS if v != 'span'
+    v for v in PRISM_VARIANTS if v not in ('span', 'bunch')
 )  # the variants of the paper's ablation tables
 
 # %% ../nbs/05_prism.ipynb #911a6af7
@@ -167,6 +170,7 @@ def defaults(cls: PRISM):
         variant='full',
         seed=0,
         r_s=0.0,
+        r_b=0.0,
     )
 
 # %% ../nbs/05_prism.ipynb #4588193d
@@ -189,6 +193,7 @@ def hparam_space(cls: PRISM):
         'use_feat': {True, False},
         'use_samp': {True, False},
         'r_s': (0.0, 0.99),
+        'r_b': (0.0, 0.99),
     }
 
 # %% ../nbs/05_prism.ipynb #425ad784
@@ -222,6 +227,7 @@ def augment(
     r_t: float,
     r_f: float,
     r_s: float = 0.0,  # the span component (`span_mask`): 0 for the paper's T
+    r_b: float = 0.0,  # the bunch component (`bunch_mask`): 0 for the paper's T
 ) -> torch.Tensor:
     "K masks T_k(m) per window, stacked view-major: [K*B, L, D]."
     mk = augment_mask(
@@ -232,6 +238,7 @@ def augment(
         among_observed=self.hparams['among_observed'],
     )
     mk = span_mask(mk, r_s, self.generator(m.device))  # r_s = 0: unchanged, nothing drawn
+    mk = bunch_mask(mk, r_b, self.generator(m.device))  # r_b = 0: likewise
     return mk.reshape(K * m.shape[0], *m.shape[1:])
 
 # %% ../nbs/05_prism.ipynb #6232160f
@@ -401,7 +408,7 @@ def update(self: PRISM, batch: ISMTS) -> dict:
     if self.K == 1 and not hp['views']:
         losses = view_losses(self.predict(batch.v, batch.m, batch.t), batch.y, 1)
     else:
-        mk = self.augment(batch.m, self.K, hp['r_t'], hp['r_f'], hp['r_s'])
+        mk = self.augment(batch.m, self.K, hp['r_t'], hp['r_f'], hp['r_s'], hp['r_b'])
         vk = batch.v.repeat(self.K, 1, 1) * mk
         losses = view_losses(self.predict(vk, mk, batch.t.repeat(self.K, 1)), batch.y, self.K)
     loss = aggregate_views(losses, hp['aggregate'])

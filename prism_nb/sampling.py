@@ -23,7 +23,7 @@ __all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 
            'send_on_delta_masks', 'send_on_delta_condition', 'check_condition', 'condition_masks',
            'condition_masks_within', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks',
            'pattern_starts', 'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate',
-           'group_accuracies', 'worst_group_accuracy', 'environment_ids', 'augment_mask', 'span_mask']
+           'group_accuracies', 'worst_group_accuracy', 'environment_ids', 'augment_mask', 'span_mask', 'bunch_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
 def budget_steps(
@@ -893,6 +893,17 @@ def augment_mask(
     return (mm * ~hide).reshape(m.shape)
 
 # %% ../nbs/02_sampling.ipynb #2de1562f
+def _run_of_steps(
+    L: int,  # steps per window
+    width: torch.Tensor,  # steps in each window's run [n] (long)
+    u: torch.Tensor,  # a uniform draw per window [n], placing the run
+) -> torch.Tensor:
+    "[n, L] bool: True on one run of `width` consecutive steps, uniform over where it fits."
+    start = (u * (L - width + 1)).floor().long()  # L - width + 1 positions where the run fits
+    step = torch.arange(L, device=u.device)
+    return (step >= start[:, None]) & (step < (start + width)[:, None])
+
+
 def span_mask(
     m: torch.Tensor,  # masks [..., L, D]
     r_s: float,  # largest share of the window to hide as one contiguous stretch, in [0, 1]
@@ -908,10 +919,24 @@ def span_mask(
     *lead, L, D = m.shape
     mm, dev = m.reshape(-1, L, D), m.device
     p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
-    width = _capped_count(p[:, 0] * r_s, r_s, float(L))
-    start = (
-        (p[:, 1] * (L - width + 1)).floor().long()
-    )  # uniform over the L - width + 1 positions where the run fits
-    step = torch.arange(L, device=dev)
-    hide = (step >= start[:, None]) & (step < (start + width)[:, None])
+    hide = _run_of_steps(L, _capped_count(p[:, 0] * r_s, r_s, float(L)), p[:, 1])
     return (mm * ~hide.unsqueeze(-1)).reshape(m.shape)
+
+# %% ../nbs/02_sampling.ipynb #b22a8ebc
+def bunch_mask(
+    m: torch.Tensor,  # masks [..., L, D]
+    r_b: float,  # largest share of the window to hide outside the one stretch kept, in [0, 1]
+    g: torch.Generator | None = None,  # generator on m's device (None: torch's global one)
+) -> torch.Tensor:
+    "Keep one run of L - round(U(0,r_b)*L) steps (all features) per window, start uniform."
+    if not 0 <= r_b <= 1:
+        raise ValueError(f"r_b must be in [0, 1], got {r_b}")
+    if m.ndim < 2:
+        raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
+    if r_b == 0:
+        return m
+    *lead, L, D = m.shape
+    mm, dev = m.reshape(-1, L, D), m.device
+    p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
+    keep = _run_of_steps(L, L - _capped_count(p[:, 0] * r_b, r_b, float(L)), p[:, 1])
+    return (mm * keep.unsqueeze(-1)).reshape(m.shape)

@@ -1,14 +1,15 @@
-"""The runs behind the bunched-time mechanism (nbs/21_bunching.ipynb), queued behind the tuned search and resumable:
-every run whose record exists is skipped, so the same command continues where a stopped one left off.
+"""The runs behind the bunched-time mechanism and its mend (nbs/21_bunching.ipynb), queued behind the tuned search
+and resumable: every run whose record exists is skipped, so the same command continues where a stopped one left off.
 
     python tools/bunching_runs.py [workers]   # default: 2 papermill workers of one torch thread
 
-All at the paper's severity (harc_ps), CNN, seeds 0-9, seed by seed so a stopped queue leaves every row with the
-same seeds:
-1. PRISM's ablation variants that take one part away: w/o E_samp, w/o E_feat, K = 1, average instead of worst view.
+First the mend's choice: PRISM's `bunch` variant at each candidate r_b (`MEND_CANDIDATES`) on seeds 0-1 (task
+`harc_mend`: trained on Random, each model scored on both protocols). Then, at the paper's severity (harc_ps), CNN,
+seed by seed (0-9) so a stopped queue leaves every row with the same seeds:
+1. PRISM's ablation variants that take one part away: w/o E_samp, w/o E_feat, K = 1, average instead of worst
+   view; and the mend at the r_b chosen on source validation (`mend_choice`).
 2. Numerical fragility: ERM and PRISM retrained with two torch threads instead of one (experiment
-   `harc_ps_threads2`: the same configs otherwise); their models also serve the test-time probes that remove one
-   encoder's features, since the one-thread models behind the committed records are not kept."""
+   `harc_ps_threads2`: the same configs otherwise)."""
 import os, sys
 from pathlib import Path
 
@@ -18,16 +19,23 @@ os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 VARIANTS = ('no_esamp', 'no_efeat', 'no_views', 'avg')
 
 if __name__ == '__main__':
-    import prism_nb  # noqa: F401  (registers harc_ps)
+    import prism_nb  # noqa: F401  (registers harc_ps and harc_mend)
+    from prism_nb.bunching import MEND_CANDIDATES, MEND_SELECTION_SEEDS, mend_choice, mend_config
     from prism_nb.config import make_config
     from prism_nb.sweep import run_sweep
 
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
     results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    choice = [mend_config(s, r_b) for s in MEND_SELECTION_SEEDS for r_b in MEND_CANDIDATES]
+    out = run_sweep(choice, workers=workers, threads=1, results_dir=results, progress=False)
+    r_b = mend_choice(results)
+    print(f"mend choice: {len(out['done'])} trained, {len(out['failed'])} failed; r_b = {r_b}", flush=True)
     for seed in range(10):
-        ablations = [make_config(dataset='harc_ps', method='prism', variant=v, seed=seed) for v in VARIANTS]
-        out = run_sweep(ablations, workers=workers, threads=1, results_dir=results, progress=False)
-        print(f"seed {seed} ablations: {len(out['done'])} trained, {len(out['failed'])} failed", flush=True)
+        runs = [make_config(dataset='harc_ps', method='prism', variant=v, seed=seed) for v in VARIANTS]
+        runs += [mend_config(seed, r_b)] if r_b is not None else []
+        out = run_sweep(runs, workers=workers, threads=1, results_dir=results, progress=False)
+        print(f"seed {seed} ablations and mend: {len(out['done'])} trained, {len(out['failed'])} failed",
+              flush=True)
         threads2 = [make_config(dataset='harc_ps', method=m, seed=seed, experiment='harc_ps_threads2')
                     for m in ('erm', 'prism')]
         out = run_sweep(threads2, workers=1, threads=2, results_dir=results, progress=False)
