@@ -17,7 +17,7 @@ from .harc import HARC, check_harc, load_harc_data
 from .engine import class_accuracies, percent_correct, predict
 from .probes import encoder_embeddings
 from .records import read_record, read_records
-from .rescore import condition_test_set
+from .rescore import condition_test_set, score_sets
 from .sampling import PAPER_SEVERITY_CONDITIONS
 from .prism import PRISM_VARIANT_NAMES
 from .report import pm, reported
@@ -28,9 +28,9 @@ from .tuning import evaluate_harc_tuned, harc_tuned_averages
 __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'HARC_MEND',
            'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table', 'plot_class_accuracy',
            'hypothesis_verdicts', 'fragility_frame', 'fragility_table', 'plot_bunched_windows', 'branch_ablation',
-           'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'condition_scores', 'signal_record',
-           'signal_table', 'harc_mend_record_stem', 'mend_config', 'mend_selection', 'mend_choice', 'mend_frame',
-           'mend_table', 'mend_verdict']
+           'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift',
+           'condition_scores', 'signal_record', 'signal_summary', 'signal_table', 'harc_mend_record_stem',
+           'mend_config', 'mend_selection', 'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -85,14 +85,21 @@ def collapse_table(
     return pd.DataFrame(cells).T.rename_axis('row')
 
 # %% ../nbs/21_bunching.ipynb #0f4274b4
-def _heat_panel(ax, g: pd.DataFrame, title: str):
-    "A heat map of the accuracies `g` (rows x classes) on `ax`, cells labelled; returns the image."
+def _heat_panel(
+    ax, g: pd.DataFrame, title: str,
+    norm=None,  # colour scale (matplotlib Normalize); None: accuracies, 0-100
+    fmt: str = '.0f',  # cell labels
+    dark_below: float = 60,  # cells under it are dark: white labels
+):
+    "A heat map of `g` (rows x classes) on `ax`, cells labelled; returns the image."
+    from matplotlib.colors import Normalize
+
     a = g.to_numpy(float)
-    im = ax.imshow(a, vmin=0, vmax=100, cmap='viridis', aspect='auto')
+    im = ax.imshow(a, norm=norm or Normalize(0, 100), cmap='viridis', aspect='auto')
     for (i, j), v in np.ndenumerate(a):
         if np.isfinite(v):
-            ax.text(j, i, f'{v:.0f}', ha='center', va='center', fontsize=8,
-                    color='w' if v < 60 else 'k')
+            ax.text(j, i, f'{v:{fmt}}', ha='center', va='center', fontsize=8,
+                    color='w' if v < dark_below else 'k')
     short = [c.replace('WALKING_', 'W_')[:9] for c in g.columns]
     ax.set_xticks(range(len(short)), short, rotation=45, ha='right', fontsize=8)
     ax.set_yticks(range(len(g)), list(g.index))
@@ -380,10 +387,12 @@ def _branch_rows(r: dict) -> list:
 def branch_frame(
     results_dir=None,  # default <repo>/results
     design: dict = BRANCH_PROBE_DESIGN,
+    experiments=('harc_tuned',),  # whose models: the tuned search's by default
 ) -> pd.DataFrame:
     "A row per (model, condition, probe): seed, draw, acc, worst, worst_class, classes, shifts."
     records = read_records(results_root(results_dir) / 'harc_bunching_probe')
-    rows = [row for r in records if r['design'] == design for row in _branch_rows(r)]
+    rows = [row for r in records if r['design'] == design
+            and r['config']['experiment'] in experiments for row in _branch_rows(r)]
     return pd.DataFrame(rows, columns=_BRANCH_COLUMNS)
 
 # %% ../nbs/21_bunching.ipynb #0d4ac288
@@ -436,6 +445,44 @@ def branch_verdict(
         )
     return pd.DataFrame(rows).set_index('condition') if rows else pd.DataFrame()
 
+# %% ../nbs/21_bunching.ipynb #a67db3d9
+def shift_frame(
+    results_dir=None,  # default <repo>/results
+    design: dict = BRANCH_PROBE_DESIGN,
+    experiments=('harc_tuned',),  # whose models: the tuned search's by default
+) -> pd.DataFrame:
+    "Long: model, condition, branch, cls, shift (squared distance to the source mean, relative)."
+    rows = [
+        dict(model=r['source']['id'], condition=cond, branch=e, cls=HAR_CLASSES[k], shift=v)
+        for r in read_records(results_root(results_dir) / 'harc_bunching_probe')
+        if r['design'] == design and r['config']['experiment'] in experiments
+        for cond, res in r['results'].items()
+        for e in BRANCHES
+        for k, v in enumerate(res['shift_per_class'][e])
+    ]
+    return pd.DataFrame(rows, columns=['model', 'condition', 'branch', 'cls', 'shift'])
+
+# %% ../nbs/21_bunching.ipynb #980aa919
+def plot_feature_shift(
+    sf: pd.DataFrame,  # `shift_frame`
+):
+    "Per branch: conditions x classes heat map of the mean feature shift, log colour scale."
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+
+    conds = list(dict.fromkeys(sf.condition))
+    fig, axes = plt.subplots(1, len(BRANCHES), sharey=True, squeeze=False, layout='constrained',
+                             figsize=(3.3 * len(BRANCHES) + 1.6, 0.45 * len(conds) + 1.6))
+    norm = LogNorm(0.25, 4)
+    for ax, e in zip(axes.flat, BRANCHES):
+        g = sf[sf.branch == e].groupby(['condition', 'cls'])['shift'].mean().unstack()
+        im = _heat_panel(ax, g.reindex(index=conds, columns=list(HAR_CLASSES)), e, norm, '.1f', 1.0)
+    bar = fig.colorbar(im, ax=axes.ravel().tolist(), label='feature shift (1 = source validation)',
+                       shrink=0.8)
+    bar.set_ticks([0.25, 0.5, 1, 2, 4], labels=['0.25', '0.5', '1', '2', '4'])
+    bar.ax.minorticks_off()
+    return fig
+
 # %% ../nbs/21_bunching.ipynb #6d24d686
 SIGNAL_DESIGN = dict(conditions=['Random', 'Send-on-delta', *BUNCHED])
 
@@ -446,11 +493,8 @@ def condition_scores(
     design: dict = SIGNAL_DESIGN,
 ) -> dict:
     "{condition: {'acc', 'per_class'}}: the model on its test windows under each condition."
-    out = {}
-    for cond in design['conditions']:
-        x = condition_test_set(cfg, cond)
-        out[cond] = _scores(predict(algo, x).cpu(), x.y, len(HAR_CLASSES))
-    return out
+    s = score_sets(algo, {c: condition_test_set(cfg, c) for c in design['conditions']})
+    return {c: {'acc': s['metrics'][c], 'per_class': s['per_class'][c]} for c in s['metrics']}
 
 # %% ../nbs/21_bunching.ipynb #90721215
 def signal_record(
@@ -470,14 +514,15 @@ def signal_record(
     )
 
 # %% ../nbs/21_bunching.ipynb #f6c74874
-def signal_table(
+def signal_summary(
     results_dir=None,  # default <repo>/results
     design: dict = SIGNAL_DESIGN,
+    experiments=('harc_tuned',),  # whose models: the tuned search's by default
 ) -> pd.DataFrame:
-    "Method x condition: accuracy and worst class, mean ± se over models; collapsed models."
+    "Per method and condition: models; accuracy and worst class (mean, se); collapsed models."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_signal'):
-        if r['design'] == design:
+        if r['design'] == design and r['config']['experiment'] in experiments:
             rows += [
                 dict(
                     method=r['config']['method'],
@@ -489,11 +534,41 @@ def signal_table(
                 for c, s in r['results'].items()
             ]
     df = pd.DataFrame(rows, columns=['method', 'model', 'condition', 'acc', 'worst'])
+    return pd.DataFrame(
+        [
+            dict(
+                method=m,
+                condition=c,
+                models=g.model.nunique(),
+                **dict(zip(['acc', 'acc_se'], _mean_se(g.acc))),
+                **dict(zip(['worst', 'worst_se'], _mean_se(g.worst))),
+                collapsed=int((g.worst < 50).sum()),
+            )
+            for (m, c), g in df.groupby(['method', 'condition'], sort=False)
+        ],
+        columns=[
+            'method',
+            'condition',
+            'models',
+            'acc',
+            'acc_se',
+            'worst',
+            'worst_se',
+            'collapsed',
+        ],
+    )
+
+# %% ../nbs/21_bunching.ipynb #5e1a9c21
+def signal_table(
+    results_dir=None,  # default <repo>/results
+    design: dict = SIGNAL_DESIGN,
+    experiments=('harc_tuned',),  # whose models: the tuned search's by default
+) -> pd.DataFrame:
+    "Method x condition: 'accuracy (worst class; models below 50)', mean ± se over models."
     out = {}
-    for (m, c), g in df.groupby(['method', 'condition'], sort=False):
-        out.setdefault(m, {'models': g.model.nunique()})[c] = (
-            f"{pm(*_mean_se(g.acc), 1)} (worst {pm(*_mean_se(g.worst), 1)}; "
-            f"{int((g.worst < 50).sum())} below 50)"
+    for r in signal_summary(results_dir, design, experiments).itertuples():
+        out.setdefault(r.method, {'models': r.models})[r.condition] = (
+            f"{pm(r.acc, r.acc_se, 1)} (worst {pm(r.worst, r.worst_se, 1)}; {r.collapsed} below 50)"
         )
     return pd.DataFrame(out).T.rename_axis('method')
 
@@ -621,7 +696,7 @@ def mend_frame(
 
 # %% ../nbs/21_bunching.ipynb #bf7bb727
 def _summaries(frame: pd.DataFrame) -> pd.DataFrame:
-    "Per protocol, row and seed: Random, the bunched mean, the other shifted mean, the worst class."
+    "Per protocol, row and seed: Random, bunched and other shifted means, worst class when bunched."
     f = frame.assign(
         kind=np.where(
             frame.condition.str.match(r'(First|Last|Mid)(-P)?$'),
@@ -630,7 +705,8 @@ def _summaries(frame: pd.DataFrame) -> pd.DataFrame:
         )
     )
     by = f.groupby(['protocol', 'row', 'seed', 'kind'], sort=False).acc.mean().unstack('kind')
-    return by.assign(worst=f.groupby(['protocol', 'row', 'seed'], sort=False).worst.min())
+    bunched = f[f.kind == 'bunched'].groupby(['protocol', 'row', 'seed'], sort=False).worst.min()
+    return by.assign(worst=bunched)
 
 
 def mend_table(
@@ -642,7 +718,7 @@ def mend_table(
         rows[(protocol, row)] = {
             k: pm(*_mean_se(g[k]), 1) for k in ['Random', 'bunched', 'other shifted', 'worst']
         } | {'collapsed seeds': f"{int((g.worst < 50).sum())}/{len(g)}"}
-    cols = ['Random', 'First/Last/Mid', 'other shifted', 'worst class', 'collapsed seeds']
+    cols = ['Random', 'First/Last/Mid', 'other shifted', 'worst class (F/L/M)', 'collapsed (F/L/M)']
     out = pd.DataFrame(
         rows.values(), index=pd.MultiIndex.from_tuples(rows, names=['protocol', 'row'])
     )

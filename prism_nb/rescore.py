@@ -19,7 +19,7 @@ from .records import Record, _plugin_field, check_record, record_json
 from .experiment import build_algorithm, run
 
 # %% auto #0
-__all__ = ['record_plugins', 'load_model', 'condition_test_set', 'check_masks', 'evaluate']
+__all__ = ['record_plugins', 'load_model', 'condition_test_set', 'check_masks', 'score_sets', 'evaluate']
 
 # %% ../nbs/07e_rescore.ipynb #08d3ee78
 def record_plugins(
@@ -194,6 +194,22 @@ def check_masks(
                          f"(e.g. {first})")
     return masks
 
+# %% ../nbs/07e_rescore.ipynb #b3db3815
+def score_sets(
+    algo,  # a loaded model (`load_model`)
+    sets: dict,  # name -> test windows (ISMTS)
+    predictions: bool = False,  # also return the predicted classes per set
+) -> dict:
+    "{'metrics': {name: acc}, 'per_class': {name: [acc per class]}} of `algo` on each set."
+    out = dict(metrics={}, per_class={}, **({'predictions': {}} if predictions else {}))
+    for name, x in sets.items():
+        pred = predict(algo, x).cpu()
+        out['metrics'][name] = percent_correct(pred, x.y)
+        out['per_class'][name] = class_accuracies(pred, x.y, int(x.y.max()) + 1)
+        if predictions:
+            out['predictions'][name] = pred
+    return out
+
 # %% ../nbs/07e_rescore.ipynb #b5a9ea63
 def evaluate(
     source,  # a record dict, a record .json path or a checkpoint .pt path
@@ -218,11 +234,4 @@ def evaluate(
         if masks is not None
         else {c: condition_test_set(cfg, c, rate) for c in (conditions or task.conditions)}
     )
-    out = dict(metrics={}, per_class={}, **({'predictions': {}} if predictions else {}))
-    for name, x in sets.items():
-        pred = predict(algo, x).cpu()
-        out['metrics'][name] = percent_correct(pred, x.y)
-        out['per_class'][name] = class_accuracies(pred, x.y, int(x.y.max()) + 1)
-        if predictions:
-            out['predictions'][name] = pred
-    return out
+    return score_sets(algo, sets, predictions)

@@ -1,12 +1,14 @@
-"""The evaluations of nbs/21_bunching.ipynb over every trained model of the tuned search at hand, resumable: a
-model whose evaluation record exists is skipped.
+"""The evaluations of nbs/21_bunching.ipynb over every trained ERM and PRISM model at hand, resumable: a model
+whose evaluation record exists is skipped.
 
-    python tools/bunching_probe.py   # ERM and PRISM records of results/harc_tuned whose checkpoints are here
+    python tools/bunching_probe.py   # records of the folders in EXPERIMENTS whose checkpoints are here
 
-Each model (trained on Random by the tuned search, nbs/20_tuning.ipynb) is scored under Random, send-on-delta and
+The models: the tuned search's (nbs/20_tuning.ipynb), and those of tools/bunching_runs.py (PRISM's variants at the
+paper's severity, the two-thread ERM and PRISM, the mend), all trained on Random. Each is scored under Random, send-on-delta and
 the bunched conditions (`condition_scores`, kept in results/harc_signal/); each PRISM model also at the paper's
 severity with both branches, with E_samp held at its source-validation mean and with E_feat held so
-(`branch_ablation`, kept in results/harc_bunching_probe/). Inference only: seconds per model."""
+(`branch_ablation`, kept in results/harc_bunching_probe/) where it has both branches. Inference only: seconds per
+model."""
 import os, sys, time
 from pathlib import Path
 
@@ -19,10 +21,12 @@ if __name__ == '__main__':
     from prism_nb.checkpoints import checkpoint_file
     from prism_nb.records import read_records
 
+    EXPERIMENTS = ('harc_tuned', 'harc_ps', 'harc_ps_threads2', 'harc_mend')
+    BOTH_BRANCHES = ('full', 'avg', 'no_views', 'no_lfeat', 'no_lsamp', 'span', 'bunch')
     torch.set_num_threads(1)
     results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
     done = skipped = 0
-    for rec in read_records(results / 'harc_tuned'):
+    for rec in (r for e in EXPERIMENTS if (results / e).is_dir() for r in read_records(results / e)):
         if rec['config']['method'] not in ('erm', 'prism'):
             continue
         ck = checkpoint_file(rec, rec.path)
@@ -32,7 +36,7 @@ if __name__ == '__main__':
         t0 = time.time()
         signal_record(rec.path)
         done += 1
-        if rec['config']['method'] != 'prism':
+        if rec['config']['method'] != 'prism' or rec['config']['variant'] not in BOTH_BRANCHES:
             continue
         out = branch_probe_record(rec.path)
         print(f"{rec.path.name}: {time.time() - t0:.1f} s; Mid-P worst class "
