@@ -4,6 +4,8 @@
 
 # %% ../nbs/21_bunching.ipynb #0144ca7b
 from __future__ import annotations
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import torch
@@ -11,9 +13,9 @@ import torch
 from .algorithms import ALGORITHMS, method_names
 from .analysis import evaluation_record
 from .core import ConfigError, results_root
-from .config import Task, check_seeds, make_config, record_path, register_task, task_of
+from .config import check_seeds, make_config, record_path, register_task, task_of
 from .data import HAR_CLASSES
-from .harc import HARC, check_harc, load_harc_data
+from .harc import check_harc
 from .engine import class_accuracies, percent_correct, predict
 from .probes import encoder_embeddings
 from .records import read_record, read_records
@@ -21,8 +23,7 @@ from .rescore import condition_test_set, score_sets
 from .sampling import PAPER_SEVERITY_CONDITIONS
 from .prism import PRISM_VARIANT_NAMES
 from .report import pm, reported
-from .tuning import HARC_TUNED_DEFAULTS, PROTOCOLS, TUNED_CONDITIONS
-from .tuning import evaluate_harc_tuned, harc_tuned_averages
+from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, PROTOCOLS, TUNED_CONDITIONS
 
 # %% auto #0
 __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'HARC_MEND',
@@ -384,15 +385,20 @@ def _branch_rows(r: dict) -> list:
     return rows
 
 
+def _evaluations(kind: str, results_dir, design: dict, experiments) -> list:
+    "The evaluation records of `kind` made with `design` on models of the `experiments`."
+    return [r for r in read_records(results_root(results_dir) / kind)
+            if r['design'] == design and r['config']['experiment'] in experiments]
+
+
 def branch_frame(
     results_dir=None,  # default <repo>/results
     design: dict = BRANCH_PROBE_DESIGN,
     experiments=('harc_tuned',),  # whose models: the tuned search's by default
 ) -> pd.DataFrame:
     "A row per (model, condition, probe): seed, draw, acc, worst, worst_class, classes, shifts."
-    records = read_records(results_root(results_dir) / 'harc_bunching_probe')
-    rows = [row for r in records if r['design'] == design
-            and r['config']['experiment'] in experiments for row in _branch_rows(r)]
+    records = _evaluations('harc_bunching_probe', results_dir, design, experiments)
+    rows = [row for r in records for row in _branch_rows(r)]
     return pd.DataFrame(rows, columns=_BRANCH_COLUMNS)
 
 # %% ../nbs/21_bunching.ipynb #0d4ac288
@@ -454,8 +460,7 @@ def shift_frame(
     "Long: model, condition, branch, cls, shift (squared distance to the source mean, relative)."
     rows = [
         dict(model=r['source']['id'], condition=cond, branch=e, cls=HAR_CLASSES[k], shift=v)
-        for r in read_records(results_root(results_dir) / 'harc_bunching_probe')
-        if r['design'] == design and r['config']['experiment'] in experiments
+        for r in _evaluations('harc_bunching_probe', results_dir, design, experiments)
         for cond, res in r['results'].items()
         for e in BRANCHES
         for k, v in enumerate(res['shift_per_class'][e])
@@ -514,49 +519,30 @@ def signal_record(
     )
 
 # %% ../nbs/21_bunching.ipynb #f6c74874
+_SIGNAL_COLUMNS = ['method', 'condition', 'models', 'acc', 'acc_se', 'worst', 'worst_se',
+                   'collapsed']
+
+
 def signal_summary(
     results_dir=None,  # default <repo>/results
     design: dict = SIGNAL_DESIGN,
     experiments=('harc_tuned',),  # whose models: the tuned search's by default
 ) -> pd.DataFrame:
     "Per method and condition: models; accuracy and worst class (mean, se); collapsed models."
-    rows = []
-    for r in read_records(results_root(results_dir) / 'harc_signal'):
-        if r['design'] == design and r['config']['experiment'] in experiments:
-            rows += [
-                dict(
-                    method=r['config']['method'],
-                    model=r['source']['id'],
-                    condition=c,
-                    acc=s['acc'],
-                    worst=min(s['per_class']),
-                )
-                for c, s in r['results'].items()
-            ]
-    df = pd.DataFrame(rows, columns=['method', 'model', 'condition', 'acc', 'worst'])
-    return pd.DataFrame(
-        [
-            dict(
-                method=m,
-                condition=c,
-                models=g.model.nunique(),
-                **dict(zip(['acc', 'acc_se'], _mean_se(g.acc))),
-                **dict(zip(['worst', 'worst_se'], _mean_se(g.worst))),
-                collapsed=int((g.worst < 50).sum()),
-            )
-            for (m, c), g in df.groupby(['method', 'condition'], sort=False)
-        ],
-        columns=[
-            'method',
-            'condition',
-            'models',
-            'acc',
-            'acc_se',
-            'worst',
-            'worst_se',
-            'collapsed',
-        ],
+    df = pd.DataFrame(
+        [dict(method=r['config']['method'], model=r['source']['id'], condition=c, acc=s['acc'],
+              worst=min(s['per_class']))
+         for r in _evaluations('harc_signal', results_dir, design, experiments)
+         for c, s in r['results'].items()],
+        columns=['method', 'model', 'condition', 'acc', 'worst'],
     )
+    rows = [dict(method=m, condition=c, models=g.model.nunique(),
+                 **dict(zip(['acc', 'acc_se'], _mean_se(g.acc))),
+                 **dict(zip(['worst', 'worst_se'], _mean_se(g.worst))),
+                 collapsed=int((g.worst < 50).sum()))
+            for (m, c), g in df.groupby(['method', 'condition'], sort=False)]
+    return pd.DataFrame(rows, columns=_SIGNAL_COLUMNS)
+
 
 # %% ../nbs/21_bunching.ipynb #5e1a9c21
 def signal_table(
@@ -579,18 +565,14 @@ def harc_mend_record_stem(cfg: dict) -> tuple:
 
 
 HARC_MEND = register_task(
-    Task(
+    replace(  # the tuned task's data, scoring and conditions; HAR-C's checks, no draw
+        HARC_TUNED,
         name='harc_mend',
         display='HAR-C (mend, both protocols)',
         defaults={k: v for k, v in HARC_TUNED_DEFAULTS.items() if k != 'draw'}
         | dict(experiment='harc_mend', dataset='harc_mend'),
         check=check_harc,
-        load=load_harc_data,
-        evaluate=evaluate_harc_tuned,
         record_stem=harc_mend_record_stem,
-        conditions=TUNED_CONDITIONS,
-        averages=harc_tuned_averages,
-        test_windows=HARC.test_windows,
     )
 )
 

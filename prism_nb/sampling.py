@@ -893,15 +893,29 @@ def augment_mask(
     return (mm * ~hide).reshape(m.shape)
 
 # %% ../nbs/02_sampling.ipynb #2de1562f
-def _run_of_steps(
-    L: int,  # steps per window
-    width: torch.Tensor,  # steps in each window's run [n] (long)
-    u: torch.Tensor,  # a uniform draw per window [n], placing the run
+def _stretch_mask(
+    m: torch.Tensor,  # masks [..., L, D]
+    r: float,  # largest share of the window to hide, in [0, 1]
+    g: torch.Generator | None,  # generator on m's device (None: torch's global one)
+    name: str,  # the share's name in errors
+    keep: bool,  # False: hide one run of round(U(0,r)*L) steps; True: keep one of L minus that
 ) -> torch.Tensor:
-    "[n, L] bool: True on one run of `width` consecutive steps, uniform over where it fits."
-    start = (u * (L - width + 1)).floor().long()  # L - width + 1 positions where the run fits
-    step = torch.arange(L, device=u.device)
-    return (step >= start[:, None]) & (step < (start + width)[:, None])
+    "One run of consecutive steps per window (all features) hidden, or kept alone; start uniform."
+    if not 0 <= r <= 1:
+        raise ValueError(f"{name} must be in [0, 1], got {r}")
+    if m.ndim < 2:
+        raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
+    if r == 0:
+        return m
+    *lead, L, D = m.shape
+    mm, dev = m.reshape(-1, L, D), m.device
+    p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
+    hidden = _capped_count(p[:, 0] * r, r, float(L))
+    width = L - hidden if keep else hidden
+    start = (p[:, 1] * (L - width + 1)).floor().long()  # L - width + 1 positions where it fits
+    step = torch.arange(L, device=dev)
+    run = (step >= start[:, None]) & (step < (start + width)[:, None])
+    return (mm * (run if keep else ~run).unsqueeze(-1)).reshape(m.shape)
 
 
 def span_mask(
@@ -910,17 +924,8 @@ def span_mask(
     g: torch.Generator | None = None,  # generator on m's device (None: torch's global one)
 ) -> torch.Tensor:
     "Hide one run of round(U(0,r_s)*L) consecutive steps (all features) per window, start uniform."
-    if not 0 <= r_s <= 1:
-        raise ValueError(f"r_s must be in [0, 1], got {r_s}")
-    if m.ndim < 2:
-        raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
-    if r_s == 0:
-        return m
-    *lead, L, D = m.shape
-    mm, dev = m.reshape(-1, L, D), m.device
-    p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
-    hide = _run_of_steps(L, _capped_count(p[:, 0] * r_s, r_s, float(L)), p[:, 1])
-    return (mm * ~hide.unsqueeze(-1)).reshape(m.shape)
+    return _stretch_mask(m, r_s, g, 'r_s', keep=False)
+
 
 # %% ../nbs/02_sampling.ipynb #b22a8ebc
 def bunch_mask(
@@ -929,14 +934,5 @@ def bunch_mask(
     g: torch.Generator | None = None,  # generator on m's device (None: torch's global one)
 ) -> torch.Tensor:
     "Keep one run of L - round(U(0,r_b)*L) steps (all features) per window, start uniform."
-    if not 0 <= r_b <= 1:
-        raise ValueError(f"r_b must be in [0, 1], got {r_b}")
-    if m.ndim < 2:
-        raise ValueError(f"masks must be [..., L, D], got shape {tuple(m.shape)}")
-    if r_b == 0:
-        return m
-    *lead, L, D = m.shape
-    mm, dev = m.reshape(-1, L, D), m.device
-    p = torch.rand(mm.shape[0], 2, generator=g, device=dev)
-    keep = _run_of_steps(L, L - _capped_count(p[:, 0] * r_b, r_b, float(L)), p[:, 1])
-    return (mm * keep.unsqueeze(-1)).reshape(m.shape)
+    return _stretch_mask(m, r_b, g, 'r_b', keep=True)
+
