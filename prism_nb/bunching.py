@@ -147,6 +147,8 @@ def _static_collapses(frame: pd.DataFrame, cond: str, row: str) -> tuple:
     "(seeds where a static class is under 50%, seeds, worst class mean, se) of `row` on `cond`."
     g = frame[(frame.row == row) & (frame.condition == cond)]
     static = g[g.cls.isin(STATIC_CLASSES)].groupby('seed').acc.min()
+    if g.empty:  # a row without records: nothing to average
+        return (0, 0, float('nan'), None)
     return (int((static < 50).sum()), len(static), *_mean_se(g.groupby('seed').acc.min()))
 
 # %% ../nbs/21_bunching.ipynb #2a58db4f
