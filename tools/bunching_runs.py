@@ -3,11 +3,13 @@ and resumable: every run whose record exists is skipped, so the same command con
 
     python tools/bunching_runs.py [workers]   # default: 2 papermill workers of one torch thread
 
-First the mend's choice: PRISM's `bunch` variant at each candidate r_b (`MEND_CANDIDATES`) on seeds 0-1 (task
-`harc_mend`: trained on Random, each model scored on both protocols). Then, at the paper's severity (harc_ps), CNN,
-seed by seed (0-9) so a stopped queue leaves every row with the same seeds:
+First the mend: PRISM's `bunch` variant at each candidate r_b (`MEND_CANDIDATES`) on seeds 0-1 (task
+`harc_mend`: trained on Random, each model scored on both protocols), then the r_b chosen on source validation
+(`mend_choice`) at the remaining seeds 2-9, so the mend's table is complete before the longer mechanism runs start.
+Then, at the paper's severity (harc_ps), CNN, seed by seed (0-9) so a stopped queue leaves every row with the same
+seeds:
 1. PRISM's ablation variants that take one part away: w/o E_samp, w/o E_feat, K = 1, average instead of worst
-   view; and the mend at the r_b chosen on source validation (`mend_choice`).
+   view.
 2. Numerical fragility: ERM and PRISM retrained with two torch threads instead of one (experiment
    `harc_ps_threads2`: the same configs otherwise)."""
 import os, sys
@@ -30,12 +32,14 @@ if __name__ == '__main__':
     out = run_sweep(choice, workers=workers, threads=1, results_dir=results, progress=False)
     r_b = mend_choice(results)
     print(f"mend choice: {len(out['done'])} trained, {len(out['failed'])} failed; r_b = {r_b}", flush=True)
+    if r_b is not None:
+        out = run_sweep([mend_config(s, r_b) for s in range(10)], workers=workers, threads=1,
+                        results_dir=results, progress=False)
+        print(f"mend at 10 seeds: {len(out['done'])} trained, {len(out['failed'])} failed", flush=True)
     for seed in range(10):
         runs = [make_config(dataset='harc_ps', method='prism', variant=v, seed=seed) for v in VARIANTS]
-        runs += [mend_config(seed, r_b)] if r_b is not None else []
         out = run_sweep(runs, workers=workers, threads=1, results_dir=results, progress=False)
-        print(f"seed {seed} ablations and mend: {len(out['done'])} trained, {len(out['failed'])} failed",
-              flush=True)
+        print(f"seed {seed} ablations: {len(out['done'])} trained, {len(out['failed'])} failed", flush=True)
         threads2 = [make_config(dataset='harc_ps', method=m, seed=seed, experiment='harc_ps_threads2')
                     for m in ('erm', 'prism')]
         out = run_sweep(threads2, workers=1, threads=2, results_dir=results, progress=False)
