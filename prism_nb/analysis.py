@@ -19,7 +19,7 @@ from .sampling import worst_group_accuracy, concentrated_steps, concentration_re
 from .sampling import budget_steps, check_condition, CONCENTRATION_SETTINGS
 from .engine import predict, accuracy, percent_correct, class_accuracies
 from .config import Task, TaskData, register_task, check_real, task_of, make_config
-from .config import record_path
+from .config import record_path, check_bool
 from .core import ConfigError
 from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
 from .config import observe, run_columns
@@ -32,12 +32,14 @@ from .artefacts import harc_records
 from .backbones import PAPER_BACKBONES
 
 # %% auto #0
-__all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'CONCENTRATION_DESIGN', 'check_shortcut',
-           'load_shortcut', 'evaluate_shortcut', 'shortcut_record_stem', 'evaluation_path', 'evaluation_record',
-           'check_severity_design', 'severity_curves', 'concentration_masks', 'concentration_grid',
-           'evaluate_saved_runs', 'section3_evaluations', 'severity_frame', 'shortcut_frame', 'concentration_frame',
-           'concentration_ceiling_frame', 'plot_analysis_severity_shortcut', 'plot_backbone_severity',
-           'harc_bias_summary', 'plot_dg_shortcut', 'concentration_table', 'plot_concentration', 'section3_findings']
+__all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'SEVERITY_CLASS_DESIGN', 'SEVERITY_MODELS',
+           'CONCENTRATION_DESIGN', 'check_shortcut', 'load_shortcut', 'evaluate_shortcut', 'shortcut_record_stem',
+           'evaluation_path', 'evaluation_record', 'check_severity_design', 'severity_curves', 'concentration_masks',
+           'concentration_grid', 'evaluate_saved_runs', 'severity_configs', 'section3_evaluations',
+           'severity_class_evaluations', 'severity_frame', 'severity_class_frame', 'shortcut_frame',
+           'concentration_frame', 'concentration_ceiling_frame', 'plot_analysis_severity_shortcut',
+           'plot_backbone_severity', 'plot_severity_worst', 'harc_bias_summary', 'plot_dg_shortcut',
+           'concentration_table', 'plot_concentration', 'section3_findings']
 
 # %% ../nbs/14_analysis.ipynb #5bfe7a1c
 SHORTCUT_DEFAULTS = dict(
@@ -187,19 +189,25 @@ SEVERITY_DESIGN = dict(
 
 
 def check_severity_design(design: dict) -> dict:
-    "Known conditions and fractions in [0, 1]."
+    "Known conditions, fractions in [0, 1], and `per_class` (optional) True or False."
     for c in design['conditions']:
         check_condition(c)
     for f in design['fractions']:
         check_real('fraction', f, 0, 1)
+    check_bool('per_class', design.get('per_class', False))
     return design
+
+# %% ../nbs/14_analysis.ipynb #81bc1155
+SEVERITY_CLASS_DESIGN = dict(SEVERITY_DESIGN, per_class=True)
+SEVERITY_MODELS = 'harc_severity_models'  # experiment of the models scored class by class
 
 # %% ../nbs/14_analysis.ipynb #85d07dce
 def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
-    "Accuracy (%) per condition and fraction of shifted test windows: {condition: {fraction: acc}}."
+    "{condition: {fraction: acc (%)}}; with `per_class`, {condition: {fraction: {acc, per_class}}}."
     check_severity_design(design)
     x = task_of(cfg).test_windows(cfg)
     n, L, D = x.shape
+    n_classes = int(x.y.max()) + 1
     out = {}
     for cond in design['conditions']:
         out[cond] = {}
@@ -216,7 +224,15 @@ def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
                 observed=x.m,
                 values=x.v,
             )
-            out[cond][f'{f:g}'] = accuracy(algo, x.with_mask(m))
+            shifted = x.with_mask(m)
+            if design.get('per_class', False):
+                pred = predict(algo, shifted).cpu()
+                out[cond][f'{f:g}'] = dict(
+                    acc=percent_correct(pred, shifted.y),
+                    per_class=class_accuracies(pred, shifted.y, n_classes),
+                )
+            else:
+                out[cond][f'{f:g}'] = accuracy(algo, shifted)
     return out
 
 # %% ../nbs/14_analysis.ipynb #8db7c995
@@ -295,6 +311,20 @@ def evaluate_saved_runs(
             print(f'{what} {src.name}', flush=True)
     return dict(made=made, missing=missing)
 
+# %% ../nbs/14_analysis.ipynb #0aea5f6e
+def severity_configs(
+    methods=('erm', 'prism'),
+    backbones=('cnn',),
+    seeds=range(3),
+    severity_backbones=PAPER_BACKBONES,
+    experiment: str = 'harc',  # results folder of the runs
+) -> list:
+    "Config overrides of the severity curves' runs: `methods` on `backbones`, ERM on the others."
+    pairs = [(m, b) for m in methods for b in backbones]
+    pairs += [('erm', b) for b in severity_backbones if b not in backbones]
+    where = {} if experiment == 'harc' else dict(experiment=experiment)
+    return [dict(method=m, backbone=b, seed=s, **where) for m, b in pairs for s in seeds]
+
 # %% ../nbs/14_analysis.ipynb #418efe85
 def section3_evaluations(
     methods=('erm', 'prism'),
@@ -321,20 +351,34 @@ def section3_evaluations(
             evaluate_fn=concentration_grid,
         ),
     }
-    todo = (
-        [(m, b, 'sev') for m in methods for b in backbones]
-        + [('erm', b, 'sev') for b in severity_backbones if b not in backbones]
-        + [(m, b, 'conc') for m in methods for b in backbones]
+    jobs = [('sev', o, evaluate['sev']) for o in severity_configs(methods, backbones, seeds,
+                                                                    severity_backbones)]
+    jobs += [
+        ('conc', dict(method=m, backbone=b, seed=s), evaluate['conc'])
+        for m in methods
+        for b in backbones
+        for s in seeds
+    ]
+    return evaluate_saved_runs(jobs, results_dir, progress)
+
+# %% ../nbs/14_analysis.ipynb #9d9a2a39
+def severity_class_evaluations(
+    seeds=range(3),
+    results_dir=None,
+    progress: bool = True,
+) -> dict:
+    "Per-class severity records (`SEVERITY_CLASS_DESIGN`) of the saved `SEVERITY_MODELS` runs."
+    from functools import partial
+
+    evaluate = partial(
+        evaluation_record,
+        kind='harc_severity',
+        design=SEVERITY_CLASS_DESIGN,
+        evaluate_fn=severity_curves,
     )
-    return evaluate_saved_runs(
-        [
-            (what, dict(method=m, backbone=b, seed=s), evaluate[what])
-            for m, b, what in todo
-            for s in seeds
-        ],
-        results_dir,
-        progress,
-    )
+    jobs = [('sev_class', o, evaluate) for o in severity_configs(seeds=seeds,
+                                                                  experiment=SEVERITY_MODELS)]
+    return evaluate_saved_runs(jobs, results_dir, progress)
 
 # %% ../nbs/14_analysis.ipynb #2c3123b3
 def severity_frame(results_dir=None):
@@ -367,6 +411,33 @@ def severity_frame(results_dir=None):
             'fraction',
             'accuracy',
         ],
+    )
+
+# %% ../nbs/14_analysis.ipynb #bbe0cf1d
+def severity_class_frame(results_dir=None) -> pd.DataFrame:
+    "Long: method, variant, backbone, seed, condition, fraction, accuracy, worst, worst_class."
+    rows = []
+    for r in read_records(results_root(results_dir) / 'harc_severity'):
+        if r['design'] != SEVERITY_CLASS_DESIGN:
+            continue
+        for cond, curve in r['results'].items():
+            for f, point in curve.items():
+                per_class = np.asarray(point['per_class'], float)
+                k = int(np.nanargmin(per_class))
+                rows.append(
+                    dict(
+                        **run_columns(r['config']),
+                        condition=cond,
+                        fraction=float(f),
+                        accuracy=point['acc'],
+                        worst=float(per_class[k]),
+                        worst_class=HAR_CLASSES[k],
+                    )
+                )
+    return pd.DataFrame(
+        rows,
+        columns=['method', 'variant', 'backbone', 'seed', 'condition', 'fraction', 'accuracy',
+                 'worst', 'worst_class'],
     )
 
 # %% ../nbs/14_analysis.ipynb #6030ece0
@@ -465,6 +536,19 @@ def _legend_above(axes, title: str):
 # %% ../nbs/14_analysis.ipynb #ac2861a7
 _LINESTYLE = {'erm': '-', 'prism': '--'}  # ERM solid, PRISM dashed
 
+# %% ../nbs/14_analysis.ipynb #47826b81
+def _panel_rows(n: int):
+    "Axes [rows, 3] for `n` panels, shared x and y, the unused ones hidden."
+    import matplotlib.pyplot as plt
+
+    rows = -(-n // 3)
+    _, axes = plt.subplots(
+        rows, min(3, n), figsize=(8, 2.7 * rows + 0.2), sharex=True, sharey=True, squeeze=False
+    )
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return axes
+
 # %% ../nbs/14_analysis.ipynb #7883aefb
 def _severity_panel(ax, sev):
     "ERM's and PRISM's accuracy vs. shifted share of the test windows, per condition (CNN, full)."
@@ -543,19 +627,11 @@ def plot_backbone_severity(
     sev, backbones=PAPER_BACKBONES, axes=None
 ):
     "A panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition."
-    import matplotlib.pyplot as plt, seaborn as sns
+    import seaborn as sns
     from prism_nb.backbones import BACKBONE_DISPLAY
 
     own = axes is None
-    if own:  # rows of three panels: legible at a page's width
-        rows = -(-len(backbones) // 3)
-        _, axes = plt.subplots(
-            rows, min(3, len(backbones)), figsize=(8, 2.7 * rows + 0.2), sharex=True, sharey=True,
-            squeeze=False,
-        )
-        for ax in axes.flat[len(backbones):]:
-            ax.set_visible(False)
-    axes = np.asarray(axes).ravel()
+    axes = np.asarray(_panel_rows(len(backbones)) if own else axes).ravel()
     conds = SEVERITY_DESIGN['conditions']
     colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     s = sev[(sev.method == 'erm') & (sev.channels == 'acc_gyro')]
@@ -579,6 +655,42 @@ def plot_backbone_severity(
     fig = axes[0].figure
     if own:
         fig.tight_layout()
+    _legend_above(axes, 'test condition')
+    return axes
+
+# %% ../nbs/14_analysis.ipynb #99169c7b
+def plot_severity_worst(
+    frame: pd.DataFrame,  # `severity_class_frame`
+    panels=None,  # (method, backbone) pairs; default those of `severity_configs`
+    axes=None,
+):
+    "A panel per (method, backbone): worst-class accuracy vs. share of shifted test windows."
+    import seaborn as sns
+    from prism_nb.algorithms import ALGORITHMS
+    from prism_nb.backbones import BACKBONE_DISPLAY
+
+    if panels is None:
+        panels = [(o['method'], o['backbone']) for o in severity_configs(seeds=[0])]
+    own = axes is None
+    axes = np.asarray(_panel_rows(len(panels)) if own else axes).ravel()
+    conds = SEVERITY_DESIGN['conditions']
+    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+    for ax, (m, b) in zip(axes, panels):
+        g = frame[(frame.method == m) & (frame.backbone == b) & (frame.variant == 'full')]
+        for cond in conds:
+            one = g[g.condition == cond]
+            _mean_curve(ax, one, 'fraction', 'worst', 100, color=colors[cond], label=cond)
+        n = g.seed.nunique()
+        seeds = f'({n} seed{"s" if n != 1 else ""})' if n else '(no records)'
+        ax.set_title(f'{ALGORITHMS[m].display}, {BACKBONE_DISPLAY[b]} {seeds}')
+        spec = ax.get_subplotspec()
+        if spec is None or spec.is_last_row():
+            ax.set_xlabel('shifted test windows (%)')
+        if spec is None or spec.is_first_col():
+            ax.set_ylabel('worst class (%)')
+        ax.grid(alpha=0.3)
+    if own:
+        axes[0].figure.tight_layout()
     _legend_above(axes, 'test condition')
     return axes
 
@@ -732,6 +844,36 @@ def _severity_finding(sev) -> str | None:
         "concentration (see below)."
     )
 
+# %% ../nbs/14_analysis.ipynb #5d823fa8
+def _severity_worst_finding(wc) -> str | None:
+    "Worst class: ERM's and PRISM's weakest class (CNN) with no window shifted and all of them."
+    from prism_nb.algorithms import ALGORITHMS
+
+    s = wc[(wc.backbone == 'cnn') & (wc.variant == 'full')]
+    parts = []
+    for m in ('erm', 'prism'):
+        g = s[s.method == m]
+        if not len(g):
+            continue
+        full = g[g.fraction == 1.0]
+        per = full.groupby('condition')[['worst', 'accuracy']].mean()
+        low = per.worst.idxmin()
+        at = full[full.condition == low]
+        se = at.worst.std(ddof=1) / np.sqrt(len(at)) if len(at) > 1 else None
+        names = at.worst_class.value_counts()
+        parts.append(
+            f"{ALGORITHMS[m].display}'s from {g[g.fraction == 0.0].worst.mean():.1f}% (none "
+            f"shifted) to {pm(per.worst[low], se, 1)}% on {low} ({names.index[0]} in "
+            f"{names.iloc[0]} of {len(at)} seeds), where its accuracy is {per.accuracy[low]:.1f}%"
+        )
+    if not parts:
+        return None
+    return (
+        f"**Worst class under severity** (CNN, {s.seed.nunique()} seeds of the same configs "
+        "retrained with their models kept): shifting every test window takes the worst class "
+        + '; '.join(parts) + '.'
+    )
+
 # %% ../nbs/14_analysis.ipynb #3f0358d4
 def _shortcut_finding(sc) -> str | None:
     "Shortcuts: ERM's accuracies, mask-following, worst-group gap from the lowest to highest rho."
@@ -834,6 +976,7 @@ def section3_findings(results_dir=None) -> list:
     )
     found = [
         _severity_finding(sev),
+        _severity_worst_finding(severity_class_frame(results_dir)),
         _shortcut_finding(sc),
         _dg_shortcut_finding(sc),
         _concentration_finding(sev, conc),

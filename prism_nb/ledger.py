@@ -86,6 +86,10 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return ['fig:analysis_severity_shortcut'] + (
             ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []
         )
+    if kind == 'harc_severity_models' or (
+        kind == 'harc_severity' and c.get('experiment') == 'harc_severity_models'
+    ):  # the severity curves' configs retrained, scored class by class (14_analysis)
+        return ['severity_worst_class']
     if kind == 'harc_severity':
         return (
             ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']

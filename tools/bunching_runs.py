@@ -1,7 +1,8 @@
 """The runs behind the bunched-time mechanism and its mend (nbs/21_bunching.ipynb), queued behind the tuned search
 and resumable: every run whose record exists is skipped, so the same command continues where a stopped one left off.
 
-    python tools/bunching_runs.py [workers]   # default: 2 papermill workers of one torch thread
+    python tools/bunching_runs.py [workers] [mend]   # default: 2 papermill workers of one torch thread;
+                                                     # `mend`: stop once the mend's 10 seeds are done
 
 First the mend: PRISM's `bunch` variant at each candidate r_b (`MEND_CANDIDATES`) on seeds 0-1 (task
 `harc_mend`: trained on Random, each model scored on both protocols), then the r_b chosen on source validation
@@ -36,6 +37,8 @@ if __name__ == '__main__':
         out = run_sweep([mend_config(s, r_b) for s in range(10)], workers=workers, threads=1,
                         results_dir=results, progress=False)
         print(f"mend at 10 seeds: {len(out['done'])} trained, {len(out['failed'])} failed", flush=True)
+    if sys.argv[2:] == ['mend']:
+        sys.exit(0)
     for seed in range(10):
         runs = [make_config(dataset='harc_ps', method='prism', variant=v, seed=seed) for v in VARIANTS]
         out = run_sweep(runs, workers=workers, threads=1, results_dir=results, progress=False)
