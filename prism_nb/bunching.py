@@ -23,15 +23,17 @@ from .rescore import condition_test_set, score_sets
 from .sampling import PAPER_SEVERITY_CONDITIONS
 from .prism import PRISM_VARIANT_NAMES
 from .report import pm, reported
-from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, PROTOCOLS, TUNED_CONDITIONS
+from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, PROTOCOLS, PROTOCOL_NAMES
+from .tuning import TUNED_CONDITIONS
 
 # %% auto #0
 __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'HARC_MEND',
            'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table', 'plot_class_accuracy',
-           'hypothesis_verdicts', 'fragility_frame', 'fragility_table', 'plot_bunched_windows', 'branch_ablation',
-           'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift',
-           'condition_scores', 'signal_record', 'signal_summary', 'signal_table', 'harc_mend_record_stem',
-           'mend_config', 'mend_selection', 'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict']
+           'hypothesis_verdicts', 'fragility_frame', 'fragility_table', 'fragility_sentence', 'plot_bunched_windows',
+           'branch_ablation', 'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame',
+           'plot_feature_shift', 'condition_scores', 'signal_record', 'signal_summary', 'signal_table',
+           'harc_mend_record_stem', 'mend_config', 'mend_selection', 'mend_choice', 'mend_frame', 'mend_table',
+           'mend_verdict', 'mend_sentence']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -258,6 +260,25 @@ def fragility_table(
         if rows
         else None,
         columns=cols,
+    )
+
+# %% ../nbs/21_bunching.ipynb #22f8713b
+def fragility_sentence(
+    table: pd.DataFrame,  # `fragility_table`
+) -> str | None:
+    "Per method, the conditions chaotic at the seed level; None without paired seeds."
+    if not len(table):
+        return None
+    per = []
+    for m in table.index.unique('method'):
+        g = table.xs(m, level='method')
+        hits = [c for c, chaotic in g.chaotic.items() if chaotic]
+        per.append(
+            f"{ALGORITHMS[m].display} on {', '.join(hits) or 'none'} ({g.seeds.min()} paired seeds)"
+        )
+    return (
+        "chaotic at the seed level (one against two torch threads: numerics at least half of the "
+        "spread over seeds): " + '; '.join(per)
     )
 
 # %% ../nbs/21_bunching.ipynb #5da3798f
@@ -754,3 +775,25 @@ def mend_verdict(
             'seeds': f"{len(a)} / {len(b)}",
         }
     return pd.DataFrame(out).T.rename_axis('protocol')
+
+# %% ../nbs/21_bunching.ipynb #aa73d655
+def mend_sentence(
+    verdict: pd.DataFrame,  # `mend_verdict`
+    r_b: float | None,  # `mend_choice`: None while the choice's runs are missing
+) -> str:
+    "The mend's verdict per protocol in one sentence, with its changes against PRISM."
+    what = 'the mend (PRISM with bunched views'
+    if r_b is None:
+        return what + ') waits on its choice of r_b (`tools/bunching_runs.py`)'
+    what += f', r_b = {r_b:g} chosen on source validation)'
+    if not len(verdict):
+        return what + ' has no scored seeds yet'
+    per = []
+    for p, r in verdict.iterrows():
+        n_mend, n_prism = r.seeds.split(' / ')
+        per.append(
+            f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
+            f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
+            f"{n_mend} seeds, PRISM {n_prism})"
+        )
+    return what + ': ' + '; '.join(per)

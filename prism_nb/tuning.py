@@ -23,10 +23,10 @@ from .report import reported, wide_table
 
 # %% auto #0
 __all__ = ['HARC_TUNED_DEFAULTS', 'TUNED_CONDITIONS', 'PROTOCOLS', 'ORACLE_FRACTION', 'HARC_TUNED', 'SELECTION_RULES',
-           'search_overrides', 'check_harc_tuned', 'harc_tuned_averages', 'oracle_share', 'evaluate_harc_tuned',
-           'harc_tuned_record_stem', 'search_configs', 'tuned_frame', 'select_draws', 'rule_summary',
-           'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead', 'baseline_order',
-           'tuned_findings', 'plot_tuning']
+           'PROTOCOL_NAMES', 'search_overrides', 'check_harc_tuned', 'harc_tuned_averages', 'oracle_share',
+           'evaluate_harc_tuned', 'harc_tuned_record_stem', 'search_configs', 'tuned_frame', 'select_draws',
+           'rule_summary', 'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead',
+           'baseline_order', 'tuned_findings', 'plot_tuning']
 
 # %% ../nbs/20_tuning.ipynb #4d05cadc
 def search_overrides(
@@ -419,7 +419,7 @@ def baseline_order(effects: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/20_tuning.ipynb #a4709c84
-_PROTOCOL_NAMES = dict(harc="today's HAR-C", harc_ps="the paper's severity")
+PROTOCOL_NAMES = dict(harc="today's HAR-C", harc_ps="the paper's severity")  # in prose
 
 
 def _tuning_sentence(p: str, e: pd.DataFrame) -> str:
@@ -428,7 +428,7 @@ def _tuning_sentence(p: str, e: pd.DataFrame) -> str:
     moved = e.tuned_minus_default.dropna()
     big = moved[(moved.abs() > 2 * e.tuned_minus_default_se[moved.index])]
     return (
-        f"**{_PROTOCOL_NAMES[p]}, {n} draws per method (draw 0 the defaults), 3 trial seeds.** "
+        f"**{PROTOCOL_NAMES[p]}, {n} draws per method (draw 0 the defaults), 3 trial seeds.** "
         "Tuning under training-domain "
         f"validation moves the methods' Avg. by {moved.min():+.1f} to "
         f"{moved.max():+.1f} points "
