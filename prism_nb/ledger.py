@@ -247,12 +247,14 @@ def rerun_spread(results_dir=None,  # default: <repo>/results
         ref = read_record(record_path(make_config(**{**cfg, 'experiment': 'harc'}), root))
         diff = [abs(rec['metrics'][c] - ref['metrics'][c]) for c in HARC_CONDITIONS]
         cpu = lambda r: (r.get('cpu') or {}).get('model') or 'not recorded'
-        rows.append(dict(method=cfg['method'], seed=cfg['seed'], committed_cpu=cpu(ref),
-                         rerun_cpu=cpu(rec), committed_avg=ref['avg'], rerun_avg=rec['avg'],
-                         mean_abs_diff=sum(diff) / len(diff), max_abs_diff=max(diff)))
-    cols = ['method', 'seed', 'committed_cpu', 'rerun_cpu', 'committed_avg', 'rerun_avg',
-            'mean_abs_diff', 'max_abs_diff']
-    return pd.DataFrame(rows, columns=cols).sort_values(['method', 'seed'], ignore_index=True)
+        rows.append(dict(method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
+                         committed_cpu=cpu(ref), rerun_cpu=cpu(rec), committed_avg=ref['avg'],
+                         rerun_avg=rec['avg'], mean_abs_diff=sum(diff) / len(diff),
+                         max_abs_diff=max(diff)))
+    cols = ['method', 'backbone', 'seed', 'committed_cpu', 'rerun_cpu', 'committed_avg',
+            'rerun_avg', 'mean_abs_diff', 'max_abs_diff']
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values(['method', 'backbone', 'seed'], ignore_index=True)
 
 # %% ../nbs/11b_ledger.ipynb #f2639c3e
 _COVERAGE_SETUP = [  # (label, files, status, reason)
