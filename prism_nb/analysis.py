@@ -549,6 +549,25 @@ def _panel_rows(n: int):
         ax.set_visible(False)
     return axes
 
+
+def _condition_panel(ax, g: pd.DataFrame, col: str, title: str, ylabel: str):
+    "`col` of `g` (mean ± se over seeds) vs. the shifted share, a line per condition, on `ax`."
+    import seaborn as sns
+
+    conds = SEVERITY_DESIGN['conditions']
+    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+    for cond in conds:
+        one = g[g.condition == cond]
+        _mean_curve(ax, one, 'fraction', col, 100, color=colors[cond], label=cond)
+    n = g.seed.nunique()
+    ax.set_title(f'{title} ({n} seed{"s" if n != 1 else ""})' if n else f'{title} (no records)')
+    spec = ax.get_subplotspec()
+    if spec is None or spec.is_last_row():
+        ax.set_xlabel('shifted test windows (%)')
+    if spec is None or spec.is_first_col():
+        ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+
 # %% ../nbs/14_analysis.ipynb #7883aefb
 def _severity_panel(ax, sev):
     "ERM's and PRISM's accuracy vs. shifted share of the test windows, per condition (CNN, full)."
@@ -627,34 +646,16 @@ def plot_backbone_severity(
     sev, backbones=PAPER_BACKBONES, axes=None
 ):
     "A panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition."
-    import seaborn as sns
     from prism_nb.backbones import BACKBONE_DISPLAY
 
     own = axes is None
     axes = np.asarray(_panel_rows(len(backbones)) if own else axes).ravel()
-    conds = SEVERITY_DESIGN['conditions']
-    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     s = sev[(sev.method == 'erm') & (sev.channels == 'acc_gyro')]
     for ax, b in zip(axes, backbones):
         g = s[s.backbone == b]
-        for cond in conds:
-            one = g[g.condition == cond]
-            _mean_curve(ax, one, 'fraction', 'accuracy', 100, color=colors[cond], label=cond)
-        n = g.seed.nunique()
-        ax.set_title(
-            f'{BACKBONE_DISPLAY[b]} ({n} seed{"s" if n != 1 else ""})'
-            if n
-            else f'{BACKBONE_DISPLAY[b]} (no records)'
-        )
-        spec = ax.get_subplotspec()
-        if spec is None or spec.is_last_row():
-            ax.set_xlabel('shifted test windows (%)')
-        if spec is None or spec.is_first_col():
-            ax.set_ylabel('ERM accuracy (%)')
-        ax.grid(alpha=0.3)
-    fig = axes[0].figure
+        _condition_panel(ax, g, 'accuracy', BACKBONE_DISPLAY[b], 'ERM accuracy (%)')
     if own:
-        fig.tight_layout()
+        axes[0].figure.tight_layout()
     _legend_above(axes, 'test condition')
     return axes
 
@@ -665,7 +666,6 @@ def plot_severity_worst(
     axes=None,
 ):
     "A panel per (method, backbone): worst-class accuracy vs. share of shifted test windows."
-    import seaborn as sns
     from prism_nb.algorithms import ALGORITHMS
     from prism_nb.backbones import BACKBONE_DISPLAY
 
@@ -673,22 +673,10 @@ def plot_severity_worst(
         panels = [(o['method'], o['backbone']) for o in severity_configs(seeds=[0])]
     own = axes is None
     axes = np.asarray(_panel_rows(len(panels)) if own else axes).ravel()
-    conds = SEVERITY_DESIGN['conditions']
-    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
     for ax, (m, b) in zip(axes, panels):
         g = frame[(frame.method == m) & (frame.backbone == b) & (frame.variant == 'full')]
-        for cond in conds:
-            one = g[g.condition == cond]
-            _mean_curve(ax, one, 'fraction', 'worst', 100, color=colors[cond], label=cond)
-        n = g.seed.nunique()
-        seeds = f'({n} seed{"s" if n != 1 else ""})' if n else '(no records)'
-        ax.set_title(f'{ALGORITHMS[m].display}, {BACKBONE_DISPLAY[b]} {seeds}')
-        spec = ax.get_subplotspec()
-        if spec is None or spec.is_last_row():
-            ax.set_xlabel('shifted test windows (%)')
-        if spec is None or spec.is_first_col():
-            ax.set_ylabel('worst class (%)')
-        ax.grid(alpha=0.3)
+        title = f'{ALGORITHMS[m].display}, {BACKBONE_DISPLAY[b]}'
+        _condition_panel(ax, g, 'worst', title, 'worst class (%)')
     if own:
         axes[0].figure.tight_layout()
     _legend_above(axes, 'test condition')
