@@ -848,17 +848,17 @@ def _severity_worst_finding(wc) -> str | None:
         low = per.worst.idxmin()
         at = full[full.condition == low]
         se = at.worst.std(ddof=1) / np.sqrt(len(at)) if len(at) > 1 else None
-        names = at.worst_class.value_counts()
+        names, none_shifted = at.worst_class.value_counts(), g[g.fraction == 0.0].worst.mean()
         parts.append(
-            f"{ALGORITHMS[m].display}'s from {g[g.fraction == 0.0].worst.mean():.1f}% (none "
-            f"shifted) to {pm(per.worst[low], se, 1)}% on {low} ({names.index[0]} in "
+            f"{ALGORITHMS[m].display}'s worst class from {none_shifted:.1f}% (none shifted) to"
+            f" {pm(per.worst[low], se, 1)}% on {low} ({names.index[0]} in "
             f"{names.iloc[0]} of {len(at)} seeds), where its accuracy is {per.accuracy[low]:.1f}%"
         )
     if not parts:
         return None
     return (
         f"**Worst class under severity** (CNN, {s.seed.nunique()} seeds of the same configs "
-        "retrained with their models kept): shifting every test window takes the worst class "
+        "retrained with their models kept): shifting every test window takes "
         + '; '.join(parts) + '.'
     )
 
