@@ -23,7 +23,7 @@ from .config import record_path, check_bool
 from .core import ConfigError
 from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
 from .config import observe, run_columns
-from .rescore import load_model
+from .rescore import load_model, score_sets
 from .experiment import versions
 from .records import read_record, read_records
 from .config import results_dir_of
@@ -207,7 +207,6 @@ def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
     check_severity_design(design)
     x = task_of(cfg).test_windows(cfg)
     n, L, D = x.shape
-    n_classes = int(x.y.max()) + 1
     out = {}
     for cond in design['conditions']:
         out[cond] = {}
@@ -226,10 +225,9 @@ def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
             )
             shifted = x.with_mask(m)
             if design.get('per_class', False):
-                pred = predict(algo, shifted).cpu()
+                scores = score_sets(algo, {cond: shifted})
                 out[cond][f'{f:g}'] = dict(
-                    acc=percent_correct(pred, shifted.y),
-                    per_class=class_accuracies(pred, shifted.y, n_classes),
+                    acc=scores['metrics'][cond], per_class=scores['per_class'][cond]
                 )
             else:
                 out[cond][f'{f:g}'] = accuracy(algo, shifted)
