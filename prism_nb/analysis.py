@@ -379,10 +379,15 @@ def severity_class_evaluations(
     return evaluate_saved_runs(jobs, results_dir, progress)
 
 # %% ../nbs/14_analysis.ipynb #2c3123b3
-def severity_frame(results_dir=None):
+def severity_frame(
+    results_dir=None,
+    records=None,  # the harc_severity records, already read (None: read them)
+):
     "Long table of the severity records: method, backbone, seed, condition, fraction, accuracy."
     rows = []
-    for r in read_records(results_root(results_dir) / 'harc_severity'):
+    if records is None:
+        records = read_records(results_root(results_dir) / 'harc_severity')
+    for r in records:
         c = r['config']
         if r['design'] != SEVERITY_DESIGN:
             continue
@@ -412,10 +417,15 @@ def severity_frame(results_dir=None):
     )
 
 # %% ../nbs/14_analysis.ipynb #bbe0cf1d
-def severity_class_frame(results_dir=None) -> pd.DataFrame:
+def severity_class_frame(
+    results_dir=None,
+    records=None,  # the harc_severity records, already read (None: read them)
+) -> pd.DataFrame:
     "Long: method, variant, backbone, seed, condition, fraction, accuracy, worst, worst_class."
     rows = []
-    for r in read_records(results_root(results_dir) / 'harc_severity'):
+    if records is None:
+        records = read_records(results_root(results_dir) / 'harc_severity')
+    for r in records:
         if r['design'] != SEVERITY_CLASS_DESIGN:
             continue
         for cond, curve in r['results'].items():
@@ -955,14 +965,15 @@ def _concentration_finding(sev, conc) -> str | None:
 # %% ../nbs/14_analysis.ipynb #1a714bea
 def section3_findings(results_dir=None) -> list:
     "Sentences stating, from the records, whether each of the paper's Section 3 findings reproduces"
+    severity_records = read_records(results_root(results_dir) / 'harc_severity')
     sev, sc, conc = (
-        severity_frame(results_dir),
+        severity_frame(records=severity_records),
         shortcut_frame(results_dir),
         concentration_frame(results_dir),
     )
     found = [
         _severity_finding(sev),
-        _severity_worst_finding(severity_class_frame(results_dir)),
+        _severity_worst_finding(severity_class_frame(records=severity_records)),
         _shortcut_finding(sc),
         _dg_shortcut_finding(sc),
         _concentration_finding(sev, conc),

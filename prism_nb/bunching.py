@@ -772,28 +772,38 @@ def mend_verdict(
             'loss from Random: PRISM': pm(*loss['PRISM'], 1),
             "loss from Random: paper's PRISM": f'{paper:.1f}',
             'verdict': _mend_word(diff['bunched'], loss['mend'][0], paper),
-            'seeds': f"{len(a)} / {len(b)}",
+            'seeds: mend': len(a),
+            'seeds: PRISM': len(b),
         }
-    return pd.DataFrame(out).T.rename_axis('protocol')
+    return pd.DataFrame(out).T.infer_objects().rename_axis('protocol')
 
 # %% ../nbs/21_bunching.ipynb #aa73d655
 def mend_sentence(
     verdict: pd.DataFrame,  # `mend_verdict`
     r_b: float | None,  # `mend_choice`: None while the choice's runs are missing
+    brief: bool = False,  # the README's form: the First/Last/Mid change and the verdict only
 ) -> str:
     "The mend's verdict per protocol in one sentence, with its changes against PRISM."
     what = 'the mend (PRISM with bunched views'
     if r_b is None:
         return what + ') waits on its choice of r_b (`tools/bunching_runs.py`)'
-    what += f', r_b = {r_b:g} chosen on source validation)'
-    if not len(verdict):
-        return what + ' has no scored seeds yet'
-    per = []
-    for p, r in verdict.iterrows():
-        n_mend, n_prism = r.seeds.split(' / ')
-        per.append(
-            f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
-            f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
-            f"{n_mend} seeds, PRISM {n_prism})"
+    if verdict is None or not len(verdict):
+        return what + f', r_b = {r_b:g} chosen on source validation) has no scored seeds yet'
+    if brief:
+        where = {'harc': 'today', 'harc_ps': 'at the paper severity'}
+        return (
+            what + f' in T, r_b = {r_b:g} on source validation; '
+            f"{int(verdict['seeds: mend'].min())} seeds) against PRISM on First/Last/Mid: "
+            + '; '.join(
+                f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} "
+                f"({r.verdict.replace(' (within 2 se)', ': within 2 se')})"
+                for p, r in verdict.iterrows()
+            )
         )
-    return what + ': ' + '; '.join(per)
+    per = [
+        f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
+        f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
+        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']})"
+        for p, r in verdict.iterrows()
+    ]
+    return what + f', r_b = {r_b:g} chosen on source validation): ' + '; '.join(per)

@@ -14,6 +14,7 @@ import pandas as pd
 from .artefacts import ABLATION_ROWS, BACKBONE_TABLE_BACKBONES, BACKBONE_TABLE_METHODS
 from .artefacts import backbone_table
 from .algorithms import algorithm_class
+from .analysis import SEVERITY_MODELS
 from .backbones import BACKBONE_DISPLAY
 from .realworld import CLINICAL_DATASETS
 from .core import results_root
@@ -86,8 +87,8 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return ['fig:analysis_severity_shortcut'] + (
             ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []
         )
-    if kind == 'harc_severity_models' or (
-        kind == 'harc_severity' and c.get('experiment') == 'harc_severity_models'
+    if kind == SEVERITY_MODELS or (
+        kind == 'harc_severity' and c.get('experiment') == SEVERITY_MODELS
     ):  # the severity curves' configs retrained, scored class by class (14_analysis)
         return ['severity_worst_class']
     if kind == 'harc_severity':
