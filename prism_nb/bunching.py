@@ -27,13 +27,13 @@ from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, PROTOCOLS, PROTOCOL_NAMES
 from .tuning import TUNED_CONDITIONS
 
 # %% auto #0
-__all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN', 'HARC_MEND',
-           'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table', 'plot_class_accuracy',
-           'hypothesis_verdicts', 'fragility_frame', 'fragility_table', 'fragility_sentence', 'plot_bunched_windows',
-           'branch_ablation', 'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame',
-           'plot_feature_shift', 'condition_scores', 'signal_record', 'signal_summary', 'signal_table',
-           'harc_mend_record_stem', 'mend_config', 'mend_selection', 'mend_choice', 'mend_frame', 'mend_table',
-           'mend_verdict', 'mend_sentence']
+__all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'PART_VARIANTS', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN',
+           'HARC_MEND', 'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table',
+           'plot_class_accuracy', 'hypothesis_verdicts', 'part_frame', 'part_table', 'fragility_frame',
+           'fragility_table', 'fragility_sentence', 'plot_bunched_windows', 'branch_ablation', 'branch_probe_record',
+           'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift', 'condition_scores',
+           'signal_record', 'signal_summary', 'signal_table', 'harc_mend_record_stem', 'mend_config', 'mend_selection',
+           'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -186,6 +186,92 @@ def hypothesis_verdicts(
             'H2 (retrained)': _h2_retrained(es, pr),
         }
     return pd.DataFrame(out).T.rename_axis('condition')
+
+# %% ../nbs/21_bunching.ipynb #8589c205
+PART_VARIANTS = ('no_esamp', 'no_efeat', 'no_views', 'avg')  # each takes one part of PRISM away
+
+
+def _condition_rows(
+    rec: dict,  # a run's record
+    conditions,  # record metric names
+    **keys,  # columns that name the run (row, seed, ...)
+) -> list:
+    "One row per condition of the record `rec`: `keys`, condition, acc, worst class."
+    return [
+        dict(**keys, condition=c, acc=rec['metrics'][c], worst=min(rec['per_class'][c]))
+        for c in conditions
+    ]
+
+
+def _records(cfgs: dict, root) -> dict:
+    "{seed: record} of the configs {seed: cfg} whose records exist."
+    return {s: read_record(p) for s, c in cfgs.items() if (p := record_path(c, root)).exists()}
+
+
+def part_frame(
+    seeds=range(10),
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Long: row, seed, condition, acc, worst: PRISM and its `PART_VARIANTS` at the paper's severity."
+    root, out = results_root(results_dir), []
+    for v in ('full', *PART_VARIANTS):
+        row = 'PRISM' if v == 'full' else PRISM_VARIANT_NAMES[v]
+        cfgs = {
+            s: make_config(dataset='harc_ps', method='prism', variant=v, seed=s)
+            for s in check_seeds(seeds)
+        }
+        for s, rec in _records(cfgs, root).items():
+            out += _condition_rows(rec, PAPER_SEVERITY_CONDITIONS, row=row, seed=s)
+    return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'acc', 'worst'])
+
+# %% ../nbs/21_bunching.ipynb #7baabcc4
+def _summaries(frame: pd.DataFrame) -> pd.DataFrame:
+    "Per run (every column but condition, acc, worst): Random, bunched, other shifted, worst class."
+    keys = [c for c in frame.columns if c not in ('condition', 'acc', 'worst')]
+    f = frame.assign(
+        kind=np.where(
+            frame.condition.str.match(r'(First|Last|Mid)(-P)?$'),
+            'bunched',
+            np.where(frame.condition == 'Random', 'Random', 'other shifted'),
+        )
+    )
+    by = f.groupby([*keys, 'kind'], sort=False).acc.mean().unstack('kind')
+    bunched = f[f.kind == 'bunched'].groupby(keys, sort=False).worst.min()
+    return by.assign(worst=bunched)
+
+
+def _change(a, b) -> tuple:
+    "(mean of `a` minus mean of `b`, the two means' standard errors combined)."
+    (ma, sa), (mb, sb) = _mean_se(a), _mean_se(b)
+    return ma - mb, float(np.hypot(sa or 0.0, sb or 0.0))
+
+
+def _part_word(d: tuple) -> str:
+    "lower/higher/level: First/Last/Mid without the part, from its change `d` = (mean, se)."
+    m, se = d
+    return 'lower' if m < -2 * se else 'higher' if m > 2 * se else 'level (within 2 se)'
+
+
+def part_table(
+    frame: pd.DataFrame,  # `part_frame`
+) -> pd.DataFrame:
+    "Per variant: seeds; change from PRISM on Random, First/Last/Mid, elsewhere, worst class; word."
+    s = _summaries(frame)
+    if 'PRISM' not in s.index.unique('row'):
+        return pd.DataFrame()
+    prism, rows = s.xs('PRISM', level='row'), {}
+    for row in (r for r in s.index.unique('row') if r != 'PRISM'):
+        a = s.xs(row, level='row')
+        d = {k: _change(a[k], prism[k]) for k in ['Random', 'bunched', 'other shifted', 'worst']}
+        rows[row] = {
+            'seeds': len(a),
+            'Δ Random': pm(*d['Random'], 1),
+            'Δ First/Last/Mid': pm(*d['bunched'], 1),
+            'Δ other shifted': pm(*d['other shifted'], 1),
+            'Δ worst class (F/L/M)': pm(*d['worst'], 1),
+            'First/Last/Mid without the part': _part_word(d['bunched']),
+        }
+    return pd.DataFrame(rows).T.infer_objects().rename_axis('variant')
 
 # %% ../nbs/21_bunching.ipynb #d99a563d
 def fragility_frame(
@@ -640,29 +726,9 @@ def mend_choice(
     return None if sel.isna().any() else float(sel.idxmax())
 
 # %% ../nbs/21_bunching.ipynb #fa3a8c47
-def _protocol_rows(rec: dict, protocol: str, row: str, seed: int) -> list:
-    "One row per condition of `protocol` in the record `rec`."
-    return [
-        dict(
-            protocol=protocol,
-            row=row,
-            seed=seed,
-            condition=c,
-            acc=rec['metrics'][c],
-            worst=min(rec['per_class'][c]),
-        )
-        for c in PROTOCOLS[protocol]
-    ]
-
-
 def _protocol_config(protocol: str, **overrides) -> dict:
     "The default config of `protocol`'s own runs (HAR-C's configs carry no `dataset` key)."
     return make_config(**({} if protocol == 'harc' else {'dataset': protocol}), **overrides)
-
-
-def _records(cfgs: dict, root) -> dict:
-    "{seed: record} of the configs {seed: cfg} whose records exist."
-    return {s: read_record(p) for s, c in cfgs.items() if (p := record_path(c, root)).exists()}
 
 
 def _best_baseline(protocol: str, seeds, root) -> tuple:
@@ -696,24 +762,12 @@ def mend_frame(
             (base_name, base),
         ]:
             for s, rec in recs.items():
-                out += _protocol_rows(rec, protocol, row, s)
+                out += _condition_rows(
+                    rec, PROTOCOLS[protocol], protocol=protocol, row=row, seed=s
+                )
     return pd.DataFrame(out, columns=['protocol', 'row', 'seed', 'condition', 'acc', 'worst'])
 
 # %% ../nbs/21_bunching.ipynb #bf7bb727
-def _summaries(frame: pd.DataFrame) -> pd.DataFrame:
-    "Per protocol, row and seed: Random, bunched and other shifted means, worst class when bunched."
-    f = frame.assign(
-        kind=np.where(
-            frame.condition.str.match(r'(First|Last|Mid)(-P)?$'),
-            'bunched',
-            np.where(frame.condition == 'Random', 'Random', 'other shifted'),
-        )
-    )
-    by = f.groupby(['protocol', 'row', 'seed', 'kind'], sort=False).acc.mean().unstack('kind')
-    bunched = f[f.kind == 'bunched'].groupby(['protocol', 'row', 'seed'], sort=False).worst.min()
-    return by.assign(worst=bunched)
-
-
 def mend_table(
     frame: pd.DataFrame,  # `mend_frame`
 ) -> pd.DataFrame:
@@ -755,13 +809,7 @@ def mend_verdict(
         if mend not in rows.index.unique('row') or 'PRISM' not in rows.index.unique('row'):
             continue
         a, b = rows.xs(mend, level='row'), rows.xs('PRISM', level='row')
-        diff = {
-            k: (
-                _mean_se(a[k])[0] - _mean_se(b[k])[0],
-                np.hypot(_mean_se(a[k])[1] or 0.0, _mean_se(b[k])[1] or 0.0),
-            )
-            for k in ['bunched', 'other shifted', 'worst']
-        }
+        diff = {k: _change(a[k], b[k]) for k in ['bunched', 'other shifted', 'worst']}
         loss = {n: _mean_se(r.Random - r.bunched) for n, r in [('mend', a), ('PRISM', b)]}
         paper = _paper_prism_loss(protocol)
         out[protocol] = {
