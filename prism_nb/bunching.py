@@ -840,11 +840,11 @@ def mend_sentence(
     if brief:
         where = {'harc': 'today', 'harc_ps': 'at the paper severity'}
         return (
-            what + f' in T, r_b = {r_b:g} on source validation; '
+            f'the mend (bunched views in T, r_b = {r_b:g} on source validation; '
             f"{int(verdict['seeds: mend'].min())} seeds) against PRISM on First/Last/Mid: "
             + '; '.join(
                 f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} "
-                f"({r.verdict.replace(' (within 2 se)', ': within 2 se')})"
+                f"({r.verdict.replace('no change (within 2 se)', 'within 2 se')})"
                 for p, r in verdict.iterrows()
             )
         )
