@@ -30,10 +30,10 @@ from .tuning import TUNED_CONDITIONS
 __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'PART_VARIANTS', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN',
            'HARC_MEND', 'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table',
            'plot_class_accuracy', 'hypothesis_verdicts', 'part_frame', 'part_table', 'fragility_frame',
-           'fragility_table', 'fragility_sentence', 'plot_bunched_windows', 'branch_ablation', 'branch_probe_record',
-           'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift', 'condition_scores',
-           'signal_record', 'signal_summary', 'signal_table', 'harc_mend_record_stem', 'mend_config', 'mend_selection',
-           'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence']
+           'fragility_table', 'fragility_sentence', 'plot_fragility', 'plot_bunched_windows', 'branch_ablation',
+           'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift',
+           'condition_scores', 'signal_record', 'signal_summary', 'signal_table', 'harc_mend_record_stem',
+           'mend_config', 'mend_selection', 'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -366,6 +366,31 @@ def fragility_sentence(
         "chaotic at the seed level (one against two torch threads: numerics at least half of the "
         "spread over seeds): " + '; '.join(per)
     )
+
+# %% ../nbs/21_bunching.ipynb #fa40fbfb
+def plot_fragility(
+    table: pd.DataFrame,  # `fragility_table`
+):
+    "Per method: each condition's spread over seeds beside the part from numerics (accuracy sd)."
+    import matplotlib.pyplot as plt
+
+    methods = list(table.index.unique('method'))
+    fig, axes = plt.subplots(
+        1, len(methods), figsize=(4.2 * len(methods) + 0.6, 3.2), sharey=True, squeeze=False,
+        layout='constrained',
+    )
+    for ax, m in zip(axes[0], methods):
+        g, x = table.xs(m, level='method'), np.arange(len(table.xs(m, level='method')))
+        ax.bar(x - 0.2, g['sd over seeds'], 0.4, color='0.65', label='over seeds')
+        ax.bar(x + 0.2, g['sd from numerics'], 0.4, color='C3', label='from numerics')
+        tops = g[['sd over seeds', 'sd from numerics']].max(axis=1)
+        for i in np.flatnonzero(g.chaotic.to_numpy(bool)):
+            ax.text(i, tops.iloc[i], '✱', ha='center', va='bottom', fontsize=9)
+        ax.set_xticks(x, g.index, rotation=45, ha='right', fontsize=8)
+        ax.set_title(f"{ALGORITHMS[m].display} ({g.seeds.min()} paired seeds)", fontsize=9)
+    axes[0, 0].set_ylabel('accuracy sd (points)', fontsize=8)
+    axes[0, 0].legend(fontsize=8, frameon=False)
+    return fig
 
 # %% ../nbs/21_bunching.ipynb #5da3798f
 def plot_bunched_windows(
