@@ -854,7 +854,7 @@ def mend_verdict(
 def mend_sentence(
     verdict: pd.DataFrame,  # `mend_verdict`
     r_b: float | None,  # `mend_choice`: None while the choice's runs are missing
-    brief: bool = False,  # the README's form: the First/Last/Mid change and the verdict only
+    brief: bool = False,  # the README's form: First/Last/Mid and elsewhere, the verdict
 ) -> str:
     "The mend's verdict per protocol in one sentence, with its changes against PRISM."
     what = 'the mend (PRISM with bunched views'
@@ -868,8 +868,8 @@ def mend_sentence(
             f'the mend (bunched views in T, r_b = {r_b:g} on source validation; '
             f"{int(verdict['seeds: mend'].min())} seeds) against PRISM on First/Last/Mid: "
             + '; '.join(
-                f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} "
-                f"({r.verdict.replace('no change (within 2 se)', 'within 2 se')})"
+                f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} (elsewhere "
+                f"{r['Δ other shifted']}; {r.verdict.removesuffix(' (within 2 se)')})"
                 for p, r in verdict.iterrows()
             )
         )
