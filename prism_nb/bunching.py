@@ -43,6 +43,23 @@ BUNCHED = (
 )  # the paper-severity conditions that crowd the steps in time
 
 
+def _condition_rows(
+    rec: dict,  # a run's record
+    conditions,  # record metric names
+    **keys,  # columns that name the run (row, seed, ...)
+) -> list:
+    "One row per condition of the record `rec`: `keys`, condition, acc, worst class."
+    return [
+        dict(**keys, condition=c, acc=rec['metrics'][c], worst=min(rec['per_class'][c]))
+        for c in conditions
+    ]
+
+
+def _records(cfgs: dict, root) -> dict:
+    "{key: record} of the configs {key: cfg} (keyed by seed, say) whose records exist."
+    return {s: read_record(p) for s, c in cfgs.items() if (p := record_path(c, root)).exists()}
+
+
 def class_frame(
     rows: dict,  # row name -> config overrides of `harc_ps` runs, e.g. {'ERM': {'method': 'erm'}}
     seeds=range(10),
@@ -52,16 +69,15 @@ def class_frame(
     "Long: row, seed, condition, class, acc (%) from the per-class accuracies of the records found."
     root, out = results_root(results_dir), []
     for name, overrides in rows.items():
-        for seed in check_seeds(seeds):
-            cfg = make_config(**{'dataset': 'harc_ps', **overrides, 'seed': seed})
-            p = record_path(cfg, root)
-            if not p.exists():
-                continue
-            per_class = read_record(p)['per_class']
+        cfgs = {
+            s: make_config(**{'dataset': 'harc_ps', **overrides, 'seed': s})
+            for s in check_seeds(seeds)
+        }
+        for seed, rec in _records(cfgs, root).items():
             out += [
                 dict(row=name, seed=seed, condition=c, cls=HAR_CLASSES[k], acc=a)
                 for c in conditions
-                for k, a in enumerate(per_class[c])
+                for k, a in enumerate(rec['per_class'][c])
             ]
     return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'cls', 'acc'])
 
@@ -191,23 +207,6 @@ def hypothesis_verdicts(
 PART_VARIANTS = ('no_esamp', 'no_efeat', 'no_views', 'avg')  # each takes one part of PRISM away
 
 
-def _condition_rows(
-    rec: dict,  # a run's record
-    conditions,  # record metric names
-    **keys,  # columns that name the run (row, seed, ...)
-) -> list:
-    "One row per condition of the record `rec`: `keys`, condition, acc, worst class."
-    return [
-        dict(**keys, condition=c, acc=rec['metrics'][c], worst=min(rec['per_class'][c]))
-        for c in conditions
-    ]
-
-
-def _records(cfgs: dict, root) -> dict:
-    "{seed: record} of the configs {seed: cfg} whose records exist."
-    return {s: read_record(p) for s, c in cfgs.items() if (p := record_path(c, root)).exists()}
-
-
 def part_frame(
     seeds=range(10),
     results_dir=None,  # default <repo>/results
@@ -284,24 +283,15 @@ def fragility_frame(
     "Long: method, seed, threads, condition, acc, worst for the `harc_ps` runs in both folders."
     root, out = results_root(results_dir), []
     for m in methods:
-        for seed in check_seeds(seeds):
-            for exp in experiments:
-                p = record_path(
-                    make_config(dataset='harc_ps', method=m, seed=seed, experiment=exp), root
-                )
-                if p.exists():
-                    r = read_record(p)
-                    out += [
-                        dict(
-                            method=m,
-                            seed=seed,
-                            threads=r.get('torch_threads'),
-                            condition=c,
-                            acc=r['metrics'][c],
-                            worst=min(r['per_class'][c]),
-                        )
-                        for c in conditions
-                    ]
+        cfgs = {
+            (s, e): make_config(dataset='harc_ps', method=m, seed=s, experiment=e)
+            for s in check_seeds(seeds)
+            for e in experiments
+        }
+        for (seed, _), r in _records(cfgs, root).items():
+            out += _condition_rows(
+                r, conditions, method=m, seed=seed, threads=r.get('torch_threads')
+            )
     return pd.DataFrame(out, columns=['method', 'seed', 'threads', 'condition', 'acc', 'worst'])
 
 # %% ../nbs/21_bunching.ipynb #81fd63d5
@@ -380,7 +370,8 @@ def plot_fragility(
         layout='constrained',
     )
     for ax, m in zip(axes[0], methods):
-        g, x = table.xs(m, level='method'), np.arange(len(table.xs(m, level='method')))
+        g = table.xs(m, level='method')
+        x = np.arange(len(g))
         ax.bar(x - 0.2, g['sd over seeds'], 0.4, color='0.65', label='over seeds')
         ax.bar(x + 0.2, g['sd from numerics'], 0.4, color='C3', label='from numerics')
         tops = g[['sd over seeds', 'sd from numerics']].max(axis=1)
