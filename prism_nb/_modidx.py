@@ -1048,4 +1048,10 @@ d = { 'settings': { 'branch': 'main',
                                  'prism_nb.tuning.tuned_findings': ('tuning.html#tuned_findings', 'prism_nb/tuning.py'),
                                  'prism_nb.tuning.tuned_frame': ('tuning.html#tuned_frame', 'prism_nb/tuning.py'),
                                  'prism_nb.tuning.tuned_table': ('tuning.html#tuned_table', 'prism_nb/tuning.py'),
-                                 'prism_nb.tuning.tuning_effects': ('tuning.html#tuning_effects', 'prism_nb/tuning.py')}}}
+                                 'prism_nb.tuning.tuning_effects': ('tuning.html#tuning_effects', 'prism_nb/tuning.py')},
+            'prism_nb.verdict': { 'prism_nb.verdict._seed_validation': ('verdict.html#_seed_validation', 'prism_nb/verdict.py'),
+                                  'prism_nb.verdict.best_baselines': ('verdict.html#best_baselines', 'prism_nb/verdict.py'),
+                                  'prism_nb.verdict.check_harc_fresh': ('verdict.html#check_harc_fresh', 'prism_nb/verdict.py'),
+                                  'prism_nb.verdict.recipe_choice': ('verdict.html#recipe_choice', 'prism_nb/verdict.py'),
+                                  'prism_nb.verdict.recipe_configs': ('verdict.html#recipe_configs', 'prism_nb/verdict.py'),
+                                  'prism_nb.verdict.runner_up_methods': ('verdict.html#runner_up_methods', 'prism_nb/verdict.py')}}}

@@ -1,0 +1,67 @@
+"""The runs behind nbs/22_verdict.ipynb, resumable: every run whose record exists is skipped, so the same command
+continues where a stopped one left off.
+
+    python tools/fresh_seed_runs.py [workers] [--plan]   # default: 2 papermill workers of one torch thread
+
+1. Each method's tuned recipe (`recipe_choice`: the draw of best mean source validation over the search's trial
+   seeds) at the fresh seeds 10-19 (task `harc_fresh`: trained on Random, each model scored on both protocols),
+   seed by seed so a stopped queue leaves every method with the same seeds; within a seed the longest runs first.
+2. The mend at 10 more seeds (`harc_mend`, seeds 10-19, the r_b chosen on source validation) and, paired with it,
+   PRISM's defaults at the same seeds (`harc_fresh`, draw 0; its recipe when that is draw 0).
+3. The runner-ups within one standard error of the choice (PRISM and the best baselines, `runner_up_methods`).
+
+`--plan` prints the queue's size and its cost by the search's own measured CPU seconds per run, and runs nothing."""
+import os, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
+
+if __name__ == '__main__':
+    import prism_nb  # noqa: F401  (registers harc_fresh and harc_mend)
+    from prism_nb.bunching import mend_choice, mend_config
+    from prism_nb.config import record_path
+    from prism_nb.records import read_records
+    from prism_nb.sweep import run_sweep
+    from prism_nb.tuning import tuned_frame
+    from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs, runner_up_methods
+
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    workers = int(args[0]) if args else 2
+    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    frame = tuned_frame(results_dir=results)
+    choice = recipe_choice(frame)
+    cost = {}  # the search's measured CPU seconds per run, per method
+    for r in read_records(results / 'harc_tuned'):
+        cost.setdefault(r['config']['method'], []).append(r['timing']['process_cpu_seconds'])
+    cost = {m: sum(v) / len(v) for m, v in cost.items()}
+    recipes = []
+    for s in FRESH_SEEDS:
+        seed_runs = recipe_configs(choice.draw.to_dict(), seeds=[s])
+        recipes += sorted(seed_runs, key=lambda c: -cost.get(c['method'], 0.0))
+    r_b = mend_choice(results)
+    mend = []
+    for s in FRESH_SEEDS:
+        mend.append(mend_config(s, r_b))
+        if choice.loc['prism', 'draw'] != 0:
+            mend += recipe_configs({'prism': 0}, seeds=[s])
+    runner_ups = [
+        c for s in FRESH_SEEDS
+        for c in recipe_configs({m: int(choice.loc[m, 'runner_up']) for m in runner_up_methods(choice, frame)},
+                                seeds=[s])
+    ]
+    stages = [('recipes', recipes), ('mend and PRISM defaults', mend), ('runner-ups', runner_ups)]
+    for name, cfgs in stages:
+        left = [c for c in cfgs if not record_path(c, results).exists()]
+        cpu_h = sum(cost.get(c['method'], 0.0) for c in left) / 3600
+        print(f"{name}: {len(cfgs)} runs, {len(left)} left, about {cpu_h:.1f} CPU hours left "
+              f"({cpu_h / workers:.1f} h wall-clock on {workers} workers)", flush=True)
+    if '--plan' in sys.argv:
+        sys.exit(0)
+    t0 = time.time()
+    out = run_sweep([c for _, cfgs in stages for c in cfgs], workers=workers, threads=1, results_dir=results,
+                    progress=False)
+    print(f"{len(out['done'])} trained, {len(out['skipped'])} had records, {len(out['failed'])} failed in "
+          f"{time.time() - t0:.0f} s", flush=True)
+    for name, err in out['failed']:
+        print(f'  FAILED {name}: {err[-300:]}', flush=True)
