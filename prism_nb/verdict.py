@@ -11,13 +11,18 @@ import pandas as pd
 
 from .core import ConfigError, results_root
 from .algorithms import ALGORITHMS, method_names
-from .config import check_seeds, make_config, register_task
+from .config import check_seeds, make_config, record_path, register_task
+from .records import read_record
+from .paper_severity import PS_COLUMNS
+from .report import pm
 from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, check_harc_tuned, search_overrides
-from .tuning import tuned_frame
+from .tuning import PROTOCOLS, tuned_frame
 
 # %% auto #0
 __all__ = ['FRESH_SEED_FLOOR', 'FRESH_SEEDS', 'HARC_FRESH', 'check_harc_fresh', 'recipe_choice', 'best_baselines',
-           'runner_up_methods', 'recipe_configs']
+           'runner_up_methods', 'recipe_configs', 'holm', 'smallest_p', 'paired_difference', 'paired_comparisons',
+           'comparison_table', 'per_seed_scores', 'seed_table', 'recipe_runs', 'default_runs', 'verdict',
+           'clinical_per_seed']
 
 # %% ../nbs/22_verdict.ipynb #b493d477
 FRESH_SEED_FLOOR = 10  # seeds 0-9: the search's trial seeds and the defaults' committed seeds
@@ -120,3 +125,210 @@ def recipe_configs(
         for s in seeds
         for m, d in draws.items()
     ]
+
+# %% ../nbs/22_verdict.ipynb #8bdc29b9
+def holm(
+    pvalues,  # raw p-values of one family of tests
+) -> np.ndarray:
+    "Holm's step-down adjusted p-values, in the input's order, capped at 1."
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p, kind='stable')
+    scaled = p[order] * (len(p) - np.arange(len(p)))
+    out = np.empty_like(p)
+    out[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return out
+
+# %% ../nbs/22_verdict.ipynb #f998e8d5
+def smallest_p(
+    n: int,  # pairs (seeds) without ties at zero
+) -> float:
+    "The smallest two-sided p-value of Wilcoxon's signed-rank test at `n` pairs."
+    return 2.0 / 2**n
+
+# %% ../nbs/22_verdict.ipynb #bf1dc419
+def paired_difference(
+    a: pd.Series,  # the reference's score per seed (index: seed)
+    b: pd.Series,  # the other method's score per seed
+    rng_seed: int = 0,  # the bootstrap's generator
+) -> dict:
+    "a - b over the seeds both have: n, mean, se, 95% BCa interval, Wilcoxon p, P(a > b)."
+    from scipy.stats import bootstrap, mannwhitneyu, wilcoxon
+
+    both = pd.concat([a.rename('a'), b.rename('b')], axis=1).dropna()
+    d, n = (both.a - both.b).to_numpy(float), len(both)
+    out = dict(n=n, mean=np.nan, se=np.nan, ci_low=np.nan, ci_high=np.nan, p=np.nan, p_improve=np.nan)
+    if n == 0:
+        return out
+    out.update(mean=float(d.mean()), p_improve=float(
+        mannwhitneyu(both.a, both.b).statistic / n**2
+    ))
+    if n < 2:
+        return out
+    out['se'] = float(d.std(ddof=1) / np.sqrt(n))
+    if np.all(d == d[0]):  # no spread: the interval is the point, the test has nothing to rank
+        out.update(ci_low=float(d[0]), ci_high=float(d[0]), p=1.0 if d[0] == 0 else smallest_p(n))
+        return out
+    ci = bootstrap((d,), np.mean, method='BCa', random_state=rng_seed).confidence_interval
+    out.update(ci_low=float(ci.low), ci_high=float(ci.high), p=float(wilcoxon(d).pvalue))
+    return out
+
+# %% ../nbs/22_verdict.ipynb #a69e23da
+def paired_comparisons(
+    per_seed: pd.DataFrame,  # columns `row`, `seed` and one per score
+    reference: str,  # the `row` every other row is compared with
+    columns,  # the score columns to compare
+    rows=None,  # the other rows, in order; None: every row but the reference
+) -> pd.DataFrame:
+    "Long: row, column, n, mean, se, ci_low, ci_high, p, p_holm, p_improve (reference minus row)."
+    if reference not in set(per_seed.row):
+        raise ValueError(f"no per-seed scores of {reference!r}; rows: {sorted(set(per_seed.row))}")
+    rows = [r for r in per_seed.row.unique() if r != reference] if rows is None else list(rows)
+    by_row = {r: g.set_index('seed') for r, g in per_seed.groupby('row', sort=False)}
+    out = []
+    for col in columns:
+        ref = by_row[reference][col]
+        stats = [dict(row=r, column=col, **paired_difference(ref, by_row[r][col])) for r in rows]
+        ps = np.array([s['p'] for s in stats], dtype=float)
+        adjusted = np.full(len(ps), np.nan)
+        ok = ~np.isnan(ps)
+        adjusted[ok] = holm(ps[ok])
+        out += [dict(s, p_holm=q) for s, q in zip(stats, adjusted)]
+    cols = ['row', 'column', 'n', 'mean', 'se', 'ci_low', 'ci_high', 'p', 'p_holm', 'p_improve']
+    return pd.DataFrame(out, columns=cols)
+
+# %% ../nbs/22_verdict.ipynb #f1642ad2
+def comparison_table(
+    comparisons: pd.DataFrame,  # `paired_comparisons`
+    column: str = 'Avg.',  # the score compared
+    reference: str = 'PRISM',  # the name the columns use for the reference
+) -> pd.DataFrame:
+    "Per baseline: reference minus it (mean ± se), 95% interval, Holm p, P(better), verdict."
+    c = comparisons[comparisons.column == column]
+
+    def word(r):
+        if np.isnan(r.p_holm):
+            return 'too few seeds'
+        if r.p_holm < 0.05 and r.ci_low > 0:
+            return f'{reference} better'
+        if r.p_holm < 0.05 and r.ci_high < 0:
+            return f'{reference} worse'
+        return 'no detectable difference'
+
+    return pd.DataFrame(
+        {
+            f'{reference} − it': [f'{r.mean:+.1f} ± {r.se:.1f}' for r in c.itertuples()],
+            '95% interval': [f'[{r.ci_low:+.1f}, {r.ci_high:+.1f}]' for r in c.itertuples()],
+            'p (Holm)': [f'{r.p_holm:.3f}' for r in c.itertuples()],
+            f'P({reference} > it)': [f'{r.p_improve:.2f}' for r in c.itertuples()],
+            'seeds': c.n.astype(int).tolist(),
+            'verdict': [word(r) for r in c.itertuples()],
+        },
+        index=pd.Index(c.row, name='baseline'),
+    )
+
+# %% ../nbs/22_verdict.ipynb #dfbd1a83
+def per_seed_scores(
+    runs: dict,  # row name -> configs of its runs (one per seed)
+    protocol: str,  # 'harc' or 'harc_ps': the conditions read
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Per row and seed: each condition of `protocol`, Avg., worst class, collapsed (missing runs out)."
+    root, conds, out = results_root(results_dir), PROTOCOLS[protocol], []
+    for row, cfgs in runs.items():
+        for cfg in cfgs:
+            path = record_path(cfg, root)
+            if not path.exists():
+                continue
+            rec = read_record(path)
+            scores = {PS_COLUMNS.get(c, c): rec['metrics'][c] for c in conds}
+            out.append(
+                dict(
+                    row=row,
+                    seed=cfg['seed'],
+                    **scores,
+                    **{'Avg.': float(np.mean(list(scores.values())))},
+                    worst=float(min(np.nanmin(rec['per_class'][c]) for c in conds)),
+                    collapsed=bool(rec.get('collapsed', False)),
+                )
+            )
+    cols = ['row', 'seed', *[PS_COLUMNS.get(c, c) for c in conds], 'Avg.', 'worst', 'collapsed']
+    return pd.DataFrame(out, columns=cols)
+
+# %% ../nbs/22_verdict.ipynb #cc7652d9
+def seed_table(
+    per_seed: pd.DataFrame,  # `per_seed_scores`
+    columns,  # the score columns shown
+) -> pd.DataFrame:
+    "Row x column: mean ± se over seeds (one decimal), worst class, collapses flagged, seeds."
+    rows = {}
+    for row, g in per_seed.groupby('row', sort=False):
+        n = len(g)
+        cell = lambda s: pm(s.mean(), s.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan, 1)
+        rows[row] = {c: cell(g[c]) for c in columns} | {
+            'worst class': cell(g.worst),
+            'collapsed': f'{int(g.collapsed.sum())}/{n}',
+            'seeds': n,
+        }
+    return pd.DataFrame.from_dict(rows, orient='index').rename_axis('method')
+
+# %% ../nbs/22_verdict.ipynb #c24ddcdc
+def recipe_runs(
+    choice: pd.DataFrame,  # `recipe_choice`
+    seeds=FRESH_SEEDS,
+    runner_ups=(),  # methods whose runner-up is added as a row of its own
+) -> dict:
+    "Row name -> `harc_fresh` configs: each method's recipe, then the runner-ups asked for."
+    runs = {ALGORITHMS.display(m): recipe_configs({m: int(choice.loc[m, 'draw'])}, seeds) for m in choice.index}
+    for m in runner_ups:
+        d = int(choice.loc[m, 'runner_up'])
+        runs[f'{ALGORITHMS.display(m)} (runner-up, draw {d})'] = recipe_configs({m: d}, seeds)
+    return runs
+
+
+def default_runs(
+    protocol: str,  # 'harc' or 'harc_ps'
+    seeds=range(10),
+    methods=None,  # None: every built-in method
+) -> dict:
+    "Row name -> the fixed-defaults configs of `protocol` (its own models), per method."
+    extra = {} if protocol == 'harc' else {'dataset': protocol}
+    methods = method_names() if methods is None else methods
+    return {ALGORITHMS.display(m): [make_config(method=m, seed=s, **extra) for s in seeds] for m in methods}
+
+# %% ../nbs/22_verdict.ipynb #45018538
+def verdict(
+    runs: dict,  # `recipe_runs` or `default_runs`
+    protocol: str,  # 'harc' or 'harc_ps'
+    results_dir=None,  # default <repo>/results
+    reference: str = 'PRISM',
+) -> tuple:
+    "(per-seed scores, mean ± se table, paired comparisons of `reference` with every other row)."
+    per_seed = per_seed_scores(runs, protocol, results_dir)
+    cols = [PS_COLUMNS.get(c, c) for c in PROTOCOLS[protocol]] + ['Avg.', 'worst']
+    table = seed_table(per_seed, cols[:-1])
+    if reference not in set(per_seed.row):
+        return per_seed, table, pd.DataFrame()
+    return per_seed, table, paired_comparisons(per_seed, reference, cols)
+
+# %% ../nbs/22_verdict.ipynb #80ca0aaa
+def clinical_per_seed(
+    dataset: str,  # a key of CLINICAL_DATASETS: 'eicu_demo', 'p12', 'p19'
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Per method and seed: AUROC per held-out target and their mean, `Avg. AUROC` (defaults, CNN)."
+    from prism_nb.realworld import CLINICAL_DATASETS, realworld_records
+
+    targets = CLINICAL_DATASETS[dataset].targets
+    recs = realworld_records(dataset, results_dir)
+    if len(recs):
+        keep = (~recs.mask_only.astype(bool)) & (recs.backbone == 'cnn') & (recs.variant == 'full')
+        recs = recs[keep]
+    rows = []
+    for (m, s), g in recs.groupby(['method', 'seed']) if len(recs) else []:
+        if set(g.target) == set(targets):
+            auroc = g.set_index('target').auroc
+            rows.append(dict(row=ALGORITHMS.display(m), seed=s, **auroc[targets].to_dict(),
+                             **{'Avg. AUROC': float(auroc.mean())}))
+    order = {ALGORITHMS.display(m): k for k, m in enumerate(method_names())}
+    out = pd.DataFrame(rows, columns=['row', 'seed', *targets, 'Avg. AUROC'])
+    return out.sort_values(['row', 'seed'], key=lambda c: c.map(order) if c.name == 'row' else c)
