@@ -36,6 +36,9 @@ setuptools.setup(
     python_requires='>=' + cfg['min_python'],
     install_requires=requirements,
     extras_require={'dev': dev_requirements, 'cluster': cluster_requirements},
-    entry_points={'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
+    entry_points={
+        'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
+        'console_scripts': ['prism_protocol=prism_nb.verdict:prism_protocol'],  # the tuning protocol for your method
+    },
     zip_safe=False,
 )
