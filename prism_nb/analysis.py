@@ -30,114 +30,19 @@ from .config import results_dir_of
 from .report import summarize, pm, reported, paper_dir
 from .artefacts import harc_records
 from .backbones import PAPER_BACKBONES
+from prism_nb.harc_tasks import (  # the task lives in the task layer; re-exported here
+    HARC_SHORTCUT, SHORTCUT_DEFAULTS, SHORTCUT_TESTS, check_shortcut, evaluate_shortcut,
+    load_shortcut, shortcut_record_stem,
+)
 
 # %% auto #0
-__all__ = ['SHORTCUT_DEFAULTS', 'SHORTCUT_TESTS', 'HARC_SHORTCUT', 'SEVERITY_DESIGN', 'SEVERITY_CLASS_DESIGN', 'SEVERITY_MODELS',
-           'CONCENTRATION_DESIGN', 'check_shortcut', 'load_shortcut', 'evaluate_shortcut', 'shortcut_record_stem',
-           'evaluation_path', 'evaluation_record', 'check_severity_design', 'severity_curves', 'concentration_masks',
-           'concentration_grid', 'evaluate_saved_runs', 'severity_configs', 'section3_evaluations',
-           'severity_class_evaluations', 'severity_frame', 'severity_class_frame', 'shortcut_frame',
-           'concentration_frame', 'concentration_ceiling_frame', 'plot_analysis_severity_shortcut',
-           'plot_backbone_severity', 'plot_severity_worst', 'harc_bias_summary', 'plot_dg_shortcut',
-           'concentration_table', 'plot_concentration', 'section3_findings']
-
-# %% ../nbs/14_analysis.ipynb #5bfe7a1c
-SHORTCUT_DEFAULTS = dict(
-    {k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'},
-    experiment='harc_shortcut',  # its own masks
-    dataset='harc_shortcut',  # the task
-    rho=0.9,
-)  # probability that a source window carries its own class's pattern, in [1/6, 1]
-SHORTCUT_TESTS = ('aligned', 'neutral', 'conflicting')
-
-# %% ../nbs/14_analysis.ipynb #a244c178
-def check_shortcut(cfg: dict):
-    "HAR-C's checks, and rho in [1/6, 1] (below 1/6 the pattern is anti-correlated with the label)"
-    check_harc(cfg)
-    cfg['rho'] = check_real('rho', cfg['rho'], 1 / len(HAR_CLASSES), 1)
-
-# %% ../nbs/14_analysis.ipynb #184f207a
-def _with_patterns(x: ISMTS, cfg: dict, mode: str, part: str) -> tuple:
-    "Windows `x` observed through class-linked patterns assigned per `mode`; (windows, patterns)."
-    ids = shortcut_assignment(
-        x.y,
-        cfg['rho'],
-        mode,
-        seed=derive_seed(cfg['seed'], 'shortcut', part),
-        n_classes=len(HAR_CLASSES),
-    )
-    m = pattern_masks(
-        ids,
-        x.shape[1],
-        x.shape[2],
-        cfg['rate'],
-        seed=derive_seed(cfg['seed'], 'pattern-masks', part),
-        n_patterns=len(HAR_CLASSES),
-    )
-    return x.with_mask(m), ids
-
-# %% ../nbs/14_analysis.ipynb #3ca7658e
-def load_shortcut(cfg: dict) -> TaskData:
-    "Source splits with class-linked patterns at rho; aligned/neutral/conflicting tests, Random."
-    train, val, test, splits = harc_splits(
-        cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows']
-    )
-    (tr, p_tr), (va, _) = (
-        _with_patterns(train, cfg, 'train', 'train'),
-        _with_patterns(val, cfg, 'train', 'val'),
-    )
-    tests, patterns = {}, {}
-    for mode in SHORTCUT_TESTS:
-        tests[mode], patterns[mode] = _with_patterns(test, cfg, mode, 'test-' + mode)
-    tests['Random'] = observe(
-        test, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random')
-    )
-    info = dict(
-        harc_info(splits, tr, va, test, cfg['rate']), rho_train=empirical_rho(train.y, p_tr)
-    )
-    return TaskData(train=tr, val=va, tests=tests, info=info, extra=dict(patterns=patterns))
-
-# %% ../nbs/14_analysis.ipynb #936f49d2
-def evaluate_shortcut(algo, data: TaskData, cfg: dict) -> dict:
-    "Accuracy per test set, mask-following rate, average and worst group accuracy, in %."
-    preds = {k: predict(algo, x).cpu() for k, x in data.tests.items()}
-    metrics = {k: percent_correct(preds[k], x.y) for k, x in data.tests.items()}
-    # a test set may be the first windows only (`probe_task_hooks` scores 16): its patterns with it
-    pat = {k: p[: len(data.tests[k])] for k, p in data.extra['patterns'].items()}
-    groups = group_accuracies(preds['neutral'], data.tests['neutral'].y, pat['neutral'])
-    return dict(
-        metrics=metrics,
-        mask_following=mask_following_rate(
-            preds['conflicting'], data.tests['conflicting'].y, pat['conflicting']
-        )
-        * 100,
-        group_avg=float(np.mean(list(groups.values()))) * 100,
-        group_worst=worst_group_accuracy(preds['neutral'], data.tests['neutral'].y, pat['neutral'])
-        * 100,
-        per_class={
-            k: class_accuracies(preds[k], x.y, len(HAR_CLASSES)) for k, x in data.tests.items()
-        },
-    )
-
-# %% ../nbs/14_analysis.ipynb #bdc1d538
-def shortcut_record_stem(cfg: dict) -> tuple:
-    "results/harc_shortcut/<method>[-variant]_<backbone>_rho<rho>_s<seed>_<id>.json."
-    v = '' if cfg['variant'] == 'full' else '-' + cfg['variant']
-    return (), f"{cfg['method']}{v}_{cfg['backbone']}_rho{cfg['rho']:.3f}_s{cfg['seed']}"
-
-# %% ../nbs/14_analysis.ipynb #c7baa374
-HARC_SHORTCUT = register_task(
-    Task(
-        name='harc_shortcut',
-        display='HAR-C with class-linked sampling patterns',
-        defaults=SHORTCUT_DEFAULTS,
-        check=check_shortcut,
-        load=load_shortcut,
-        evaluate=evaluate_shortcut,
-        record_stem=shortcut_record_stem,
-        notebook='nbs/run_harc.ipynb',
-    )
-)
+__all__ = ['SEVERITY_DESIGN', 'SEVERITY_CLASS_DESIGN', 'SEVERITY_MODELS', 'CONCENTRATION_DESIGN', 'evaluation_path',
+           'evaluation_record', 'check_severity_design', 'severity_curves', 'concentration_masks', 'concentration_grid',
+           'evaluate_saved_runs', 'severity_configs', 'section3_evaluations', 'severity_class_evaluations',
+           'severity_frame', 'severity_class_frame', 'shortcut_frame', 'concentration_frame',
+           'concentration_ceiling_frame', 'plot_analysis_severity_shortcut', 'plot_backbone_severity',
+           'plot_severity_worst', 'harc_bias_summary', 'plot_dg_shortcut', 'concentration_table', 'plot_concentration',
+           'section3_findings']
 
 # %% ../nbs/14_analysis.ipynb #8b07992a
 def evaluation_path(

@@ -25,15 +25,16 @@ from .prism import PRISM_VARIANT_NAMES
 from .report import pm, reported
 from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, PROTOCOLS, PROTOCOL_NAMES
 from .tuning import TUNED_CONDITIONS
+from .harc_tasks import HARC_MEND, harc_mend_record_stem  # re-exported
 
 # %% auto #0
 __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'PART_VARIANTS', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN',
-           'HARC_MEND', 'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table',
-           'plot_class_accuracy', 'hypothesis_verdicts', 'part_frame', 'part_table', 'fragility_frame',
-           'fragility_table', 'fragility_sentence', 'plot_fragility', 'plot_bunched_windows', 'branch_ablation',
-           'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift',
-           'condition_scores', 'signal_record', 'signal_summary', 'signal_table', 'harc_mend_record_stem',
-           'mend_config', 'mend_selection', 'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence']
+           'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table', 'plot_class_accuracy',
+           'hypothesis_verdicts', 'part_frame', 'part_table', 'fragility_frame', 'fragility_table',
+           'fragility_sentence', 'plot_fragility', 'plot_bunched_windows', 'branch_ablation', 'branch_probe_record',
+           'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift', 'condition_scores',
+           'signal_record', 'signal_summary', 'signal_table', 'mend_config', 'mend_selection', 'mend_choice',
+           'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -682,24 +683,6 @@ def signal_table(
             f"{pm(r.acc, r.acc_se, 1)} (worst {pm(r.worst, r.worst_se, 1)}; {r.collapsed} below 50)"
         )
     return pd.DataFrame(out).T.rename_axis('method')
-
-# %% ../nbs/21_bunching.ipynb #eda8482d
-def harc_mend_record_stem(cfg: dict) -> tuple:
-    "Mend records: results/harc_mend/<method>_<variant>_<backbone>_s<seed>_<id>.json."
-    return (), f"{cfg['method']}_{cfg['variant']}_{cfg['backbone']}_s{cfg['seed']}"
-
-
-HARC_MEND = register_task(
-    replace(  # the tuned task's data, scoring and conditions; HAR-C's checks, no draw
-        HARC_TUNED,
-        name='harc_mend',
-        display='HAR-C (mend, both protocols)',
-        defaults={k: v for k, v in HARC_TUNED_DEFAULTS.items() if k != 'draw'}
-        | dict(experiment='harc_mend', dataset='harc_mend'),
-        check=check_harc,
-        record_stem=harc_mend_record_stem,
-    )
-)
 
 # %% ../nbs/21_bunching.ipynb #51b6fa6f
 MEND_CANDIDATES = (0.5, 0.8)  # r_b, chosen between on source validation

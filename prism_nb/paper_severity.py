@@ -21,12 +21,12 @@ from .config import observe
 from .records import read_records
 from .report import count_range, reported, summarize, pm
 from .artefacts import harc_records, harc_result_table
+from .harc_tasks import HARC_PS, HARC_PS_DEFAULTS, harc_ps_averages  # re-exported
 
 # %% auto #0
-__all__ = ['KNOB_DESIGN', 'CHANCE', 'HARC_PS_DEFAULTS', 'HARC_PS', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves',
-           'knob_frame', 'relative_drop', 'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table',
-           'plot_knob_curves', 'harc_ps_averages', 'severity_matched_table', 'calibration_check', 'severity_verdict',
-           'severity_findings']
+__all__ = ['KNOB_DESIGN', 'CHANCE', 'PS_COLUMNS', 'PS_TABLE_COLUMNS', 'knob_masks', 'knob_curves', 'knob_frame', 'relative_drop',
+           'paper_targets', 'knob_value', 'freeze_knob', 'calibrate', 'knob_table', 'plot_knob_curves',
+           'severity_matched_table', 'calibration_check', 'severity_verdict', 'severity_findings']
 
 # %% ../nbs/18_paper_severity.ipynb #014cd14d
 KNOB_DESIGN = dict(knobs={c: grid for c, (_, _, grid) in SEVERITY_KNOBS.items()})
@@ -237,35 +237,6 @@ def plot_knob_curves(
     fig.tight_layout()
     _legend_of_all(fig, axes)
     return fig
-
-# %% ../nbs/18_paper_severity.ipynb #609a9633
-HARC_PS_DEFAULTS = dict(
-    {k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'},
-    experiment='harc_ps',
-    dataset='harc_ps',
-)
-
-# %% ../nbs/18_paper_severity.ipynb #ca662862
-def harc_ps_averages(cfg: dict) -> dict:
-    "`avg`: the mean over `PAPER_SEVERITY_CONDITIONS`; `shifted_avg`: over those but Random."
-    return dict(avg=list(PAPER_SEVERITY_CONDITIONS), shifted_avg=PAPER_SEVERITY_CONDITIONS[1:])
-
-# %% ../nbs/18_paper_severity.ipynb #9dd6079e
-HARC_PS = register_task(
-    Task(
-        name='harc_ps',
-        display="HAR-C (paper severity)",
-        defaults=HARC_PS_DEFAULTS,
-        check=check_harc,
-        load=load_harc_data,
-        evaluate=evaluate_harc,
-        record_stem=harc_record_stem,
-        notebook='nbs/run_harc.ipynb',
-        conditions=tuple(PAPER_SEVERITY_CONDITIONS),
-        averages=harc_ps_averages,
-        test_windows=HARC.test_windows,
-    )
-)
 
 # %% ../nbs/18_paper_severity.ipynb #7f9268cb
 PS_COLUMNS = {name: c for c, name in PAPER_SEVERITY_NAMES.items()}  # 'Desync-P' -> 'Desync'

@@ -24,7 +24,6 @@ from .sampling import HARC_CONDITIONS
 from .config import TASKS, Task, TaskData, make_config, check_bool, check_real
 from .core import ConfigError
 from .records import read_records
-from .artefacts import ABLATION_ROWS, harc_records
 from .report import summarize, wide_table
 
 # %% auto #0
@@ -512,6 +511,8 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
 # %% ../nbs/12_realworld.ipynb #74b70363
 def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
     "(table, long summary) of `ABLATION_ROWS`: HAR-C Avg., Worst; clinical AUROC/AUPRC by region."
+    from prism_nb.artefacts import ABLATION_ROWS, harc_records  # the tables' layer: not on import
+
     names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
     recs = harc_records(names, seeds, results_dir)
     shifted = [c for c in HARC_CONDITIONS if c != 'Random']

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from filelock import FileLock, Timeout
 
 from .core import ConfigError, atomic_write, atomic_write_json, repo_root, results_root
@@ -173,6 +172,8 @@ PAPER_RC = {
 
 def paper_style():
     "Apply the figures' common style (seaborn ticks, colour-blind palette, `PAPER_RC` type sizes)."
+    import seaborn as sns  # here, not at the top: reading records and tables needs no plotting
+
     sns.set_theme(context='paper', style='ticks', palette='colorblind', rc=PAPER_RC)
 
 # %% ../nbs/11_report.ipynb #eae27ae7

@@ -20,114 +20,16 @@ from .records import read_record, read_records
 from .harc import HARC, HARC_DEFAULTS, check_harc, evaluate_harc, load_harc_data
 from .paper_severity import PS_COLUMNS
 from .report import reported, wide_table
+from prism_nb.harc_tasks import (  # the task lives in the task layer; re-exported here
+    HARC_TUNED, HARC_TUNED_DEFAULTS, ORACLE_FRACTION, PROTOCOLS, TUNED_CONDITIONS, check_draw,
+    check_harc_tuned, evaluate_harc_tuned, harc_tuned_averages, harc_tuned_record_stem,
+    oracle_share, search_overrides,
+)
 
 # %% auto #0
-__all__ = ['HARC_TUNED_DEFAULTS', 'TUNED_CONDITIONS', 'PROTOCOLS', 'ORACLE_FRACTION', 'HARC_TUNED', 'SELECTION_RULES',
-           'PROTOCOL_NAMES', 'search_overrides', 'check_harc_tuned', 'harc_tuned_averages', 'oracle_share',
-           'evaluate_harc_tuned', 'harc_tuned_record_stem', 'search_configs', 'tuned_frame', 'select_draws',
-           'rule_summary', 'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead',
-           'baseline_order', 'tuned_findings', 'plot_tuning']
-
-# %% ../nbs/20_tuning.ipynb #4d05cadc
-def search_overrides(
-    method: str,  # a registered method
-    draw: int,  # the draw's number; 0: the defaults
-) -> dict:
-    "Config overrides of draw `draw`: `lr` and `batch_size` (config keys) and `hparams` (the rest)."
-    drawn = draw_hparams(method, draw)
-    return dict(
-        lr=drawn.pop('lr', COMMON_DEFAULTS['lr']),
-        batch_size=drawn.pop('batch_size', COMMON_DEFAULTS['batch_size']),
-        hparams=drawn,
-    )
-
-# %% ../nbs/20_tuning.ipynb #fff0e52e
-HARC_TUNED_DEFAULTS = dict(
-    {k: v for k, v in HARC_DEFAULTS.items() if k != 'train_condition'},
-    experiment='harc_tuned',
-    dataset='harc_tuned',
-    draw=1,  # the draw of the method's search (draw 0, the defaults, lives in harc and harc_ps)
-)
-
-
-def check_harc_tuned(cfg: dict):
-    "HAR-C's checks, and a draw whose values are the config's own `lr`, `batch_size` and `hparams`."
-    check_harc(cfg)
-    cfg['draw'] = check_int('draw', cfg['draw'], 0)
-    want = search_overrides(cfg['method'], cfg['draw'])
-    got = {k: cfg[k] for k in want}
-    if got != want:
-        diff = sorted(k for k in want if got[k] != want[k])
-        raise ConfigError(
-            f"draw {cfg['draw']} of {cfg['method']} sets {diff} to {[want[k] for k in diff]}, "
-            "the config "
-            f"has {[got[k] for k in diff]}: build tuned configs with search_configs"
-        )
-
-# %% ../nbs/20_tuning.ipynb #58fd3d4a
-TUNED_CONDITIONS = tuple(HARC_CONDITIONS) + tuple(
-    c for c in PAPER_SEVERITY_CONDITIONS if c not in HARC_CONDITIONS
-)
-PROTOCOLS = dict(harc=list(HARC_CONDITIONS), harc_ps=list(PAPER_SEVERITY_CONDITIONS))
-
-
-def harc_tuned_averages(cfg: dict) -> dict:
-    "Both protocols' means: `avg`, `shifted_avg` (HAR-C), `ps_avg`, `ps_shifted_avg` (severity)."
-    return dict(
-        avg=PROTOCOLS['harc'],
-        shifted_avg=PROTOCOLS['harc'][1:],
-        ps_avg=PROTOCOLS['harc_ps'],
-        ps_shifted_avg=PROTOCOLS['harc_ps'][1:],
-    )
-
-# %% ../nbs/20_tuning.ipynb #733ca407
-ORACLE_FRACTION = 0.2
-
-
-def oracle_share(
-    n: int,  # test windows
-    seed: int,  # the run's (trial) seed
-) -> torch.Tensor:
-    "Bool [n]: the fifth of the test windows the oracle rule may look at, drawn from `seed` alone."
-    idx = torch.randperm(
-        n, generator=torch.Generator().manual_seed(derive_seed(seed, 'oracle-share'))
-    )
-    share = torch.zeros(n, dtype=torch.bool)
-    share[idx[: round(n * ORACLE_FRACTION)]] = True
-    return share
-
-
-def evaluate_harc_tuned(algo, data: TaskData, cfg: dict) -> dict:
-    "`evaluate_harc` on both protocols; `split_metrics`: accuracy on the oracle share, the rest."
-    out = evaluate_harc(algo, data, cfg)
-    split = {'oracle': {}, 'report': {}}
-    for cond, x in data.tests.items():
-        pred, share = predict(algo, x).cpu(), oracle_share(len(x), cfg['seed'])
-        split['oracle'][cond] = percent_correct(pred[share], x.y[share])
-        split['report'][cond] = percent_correct(pred[~share], x.y[~share])
-    return dict(out, split_metrics=split)
-
-# %% ../nbs/20_tuning.ipynb #df332a65
-def harc_tuned_record_stem(cfg: dict) -> tuple:
-    "Tuned records: results/harc_tuned/<method>_<backbone>_h<draw>_s<seed>_<id>.json."
-    return (), f"{cfg['method']}_{cfg['backbone']}_h{cfg['draw']}_s{cfg['seed']}"
-
-
-HARC_TUNED = register_task(
-    Task(
-        name='harc_tuned',
-        display='HAR-C (tuned)',
-        defaults=HARC_TUNED_DEFAULTS,
-        check=check_harc_tuned,
-        load=load_harc_data,
-        evaluate=evaluate_harc_tuned,
-        record_stem=harc_tuned_record_stem,
-        notebook='nbs/run_harc.ipynb',
-        conditions=TUNED_CONDITIONS,
-        averages=harc_tuned_averages,
-        test_windows=HARC.test_windows,
-    )
-)
+__all__ = ['SELECTION_RULES', 'PROTOCOL_NAMES', 'search_configs', 'tuned_frame', 'select_draws', 'rule_summary',
+           'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead', 'baseline_order',
+           'tuned_findings', 'plot_tuning']
 
 # %% ../nbs/20_tuning.ipynb #8b3b8c7a
 def search_configs(

@@ -4,7 +4,6 @@
 
 # %% ../nbs/22_verdict.ipynb #aa638cbc
 from __future__ import annotations
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,45 +16,24 @@ from .config import check_seeds, make_config, record_path, register_task
 from .records import read_record
 from .paper_severity import PS_COLUMNS
 from .report import pm
-from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, check_harc_tuned, search_overrides
+from .harc_tasks import search_overrides
 from .tuning import PROTOCOLS, tuned_frame
+from prism_nb.harc_tasks import (
+    FRESH_SEED_FLOOR,
+    FRESH_SEEDS,
+    HARC_FRESH,
+    check_harc_fresh,
+)  # re-exported
 
 # %% auto #0
-__all__ = ['FRESH_SEED_FLOOR', 'FRESH_SEEDS', 'HARC_FRESH', 'PROTOCOL_DRAWS', 'QUICK', 'check_harc_fresh', 'recipe_choice',
-           'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm', 'smallest_p', 'paired_difference',
-           'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table', 'recipe_runs', 'default_runs',
-           'verdict', 'clinical_per_seed', 'protocol_configs', 'search_frame', 'run_protocol', 'prism_protocol']
-
-# %% ../nbs/22_verdict.ipynb #b493d477
-FRESH_SEED_FLOOR = 10  # seeds 0-9: the search's trial seeds and the defaults' committed seeds
-FRESH_SEEDS = tuple(range(FRESH_SEED_FLOOR, FRESH_SEED_FLOOR + 10))
-
-
-def check_harc_fresh(cfg: dict):
-    "The tuned task's checks (draw 0 allowed), and a seed no selection has seen."
-    check_harc_tuned(cfg)
-    if cfg['seed'] < FRESH_SEED_FLOOR:
-        raise ConfigError(
-            f"harc_fresh: seed {cfg['seed']} is below {FRESH_SEED_FLOOR}; seeds 0-"
-            f"{FRESH_SEED_FLOOR - 1} are the search's trial seeds and the defaults' seeds, "
-            f"so a recipe's fresh seeds start at {FRESH_SEED_FLOOR}"
-        )
-
-
-HARC_FRESH = register_task(
-    replace(  # the tuned task's data, scoring, conditions and record names; its own folder
-        HARC_TUNED,
-        name='harc_fresh',
-        display='HAR-C (tuned recipes, fresh seeds)',
-        defaults=HARC_TUNED_DEFAULTS
-        | dict(experiment='harc_fresh', dataset='harc_fresh', draw=0, seed=FRESH_SEED_FLOOR),
-        check=check_harc_fresh,
-    )
-)
+__all__ = ['PROTOCOL_DRAWS', 'QUICK', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm',
+           'smallest_p', 'paired_difference', 'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table',
+           'recipe_runs', 'default_runs', 'verdict', 'clinical_per_seed', 'protocol_configs', 'search_frame',
+           'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence', 'condition_sentence']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
 def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
-    "Method, draw, seed -> source-validation accuracy (draw 0: the mean of its two protocols' models)."
+    "Method, draw, seed -> source-validation accuracy (draw 0: its two protocols' models' mean)."
     runs = frame.drop_duplicates(['protocol', 'method', 'draw', 'seed'])
     v = runs.groupby(['method', 'draw', 'seed']).val_acc.mean().unstack('seed')
     return v.dropna()  # only draws with every trial seed compete
@@ -85,7 +63,9 @@ def recipe_choice(
                 draws=len(order),
                 runner_up=None if second is None else int(second.draw),
                 runner_up_mean=np.nan if second is None else float(second['mean']),
-                top3=', '.join(f"draw {int(r.draw)}: {r['mean']:.2f}" for _, r in order.head(3).iterrows()),
+                top3=', '.join(
+                    f"draw {int(r.draw)}: {r['mean']:.2f}" for _, r in order.head(3).iterrows()
+                ),
             )
         )
     out = pd.DataFrame(rows).set_index('method')
@@ -100,7 +80,9 @@ def best_baselines(
     "Protocol -> the non-PRISM method whose chosen draw has the best mean Avg. over trial seeds."
     picked = frame.merge(choice.draw.rename('draw').reset_index(), on=['method', 'draw'])
     avg = picked.groupby(['protocol', 'method', 'seed']).acc.mean()
-    means = avg.groupby(['protocol', 'method']).mean().drop('prism', level='method', errors='ignore')
+    means = (
+        avg.groupby(['protocol', 'method']).mean().drop('prism', level='method', errors='ignore')
+    )
     return {p: means.xs(p).idxmax() for p in means.index.unique('protocol')}
 
 
@@ -158,12 +140,12 @@ def paired_difference(
 
     both = pd.concat([a.rename('a'), b.rename('b')], axis=1).dropna()
     d, n = (both.a - both.b).to_numpy(float), len(both)
-    out = dict(n=n, mean=np.nan, se=np.nan, ci_low=np.nan, ci_high=np.nan, p=np.nan, p_improve=np.nan)
+    out = dict(
+        n=n, mean=np.nan, se=np.nan, ci_low=np.nan, ci_high=np.nan, p=np.nan, p_improve=np.nan
+    )
     if n == 0:
         return out
-    out.update(mean=float(d.mean()), p_improve=float(
-        mannwhitneyu(both.a, both.b).statistic / n**2
-    ))
+    out.update(mean=float(d.mean()), p_improve=float(mannwhitneyu(both.a, both.b).statistic / n**2))
     if n < 2:
         return out
     out['se'] = float(d.std(ddof=1) / np.sqrt(n))
@@ -234,7 +216,7 @@ def per_seed_scores(
     protocol: str,  # 'harc' or 'harc_ps': the conditions read
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
-    "Per row and seed: each condition of `protocol`, Avg., worst class, collapsed (missing runs out)."
+    "Per row and seed: each condition of `protocol`, Avg., worst class, collapsed (if recorded)."
     root, conds, out = results_root(results_dir), PROTOCOLS[protocol], []
     for row, cfgs in runs.items():
         for cfg in cfgs:
@@ -249,11 +231,20 @@ def per_seed_scores(
                     seed=cfg['seed'],
                     **scores,
                     **{'Avg.': float(np.mean(list(scores.values())))},
+                    shifted=float(np.mean([v for k, v in scores.items() if k != 'Random'])),
                     worst=float(min(np.nanmin(rec['per_class'][c]) for c in conds)),
                     collapsed=bool(rec.get('collapsed', False)),
                 )
             )
-    cols = ['row', 'seed', *[PS_COLUMNS.get(c, c) for c in conds], 'Avg.', 'worst', 'collapsed']
+    cols = [
+        'row',
+        'seed',
+        *[PS_COLUMNS.get(c, c) for c in conds],
+        'Avg.',
+        'shifted',
+        'worst',
+        'collapsed',
+    ]
     return pd.DataFrame(out, columns=cols)
 
 # %% ../nbs/22_verdict.ipynb #cc7652d9
@@ -280,7 +271,10 @@ def recipe_runs(
     runner_ups=(),  # methods whose runner-up is added as a row of its own
 ) -> dict:
     "Row name -> `harc_fresh` configs: each method's recipe, then the runner-ups asked for."
-    runs = {ALGORITHMS.display(m): recipe_configs({m: int(choice.loc[m, 'draw'])}, seeds) for m in choice.index}
+    runs = {
+        ALGORITHMS.display(m): recipe_configs({m: int(choice.loc[m, 'draw'])}, seeds)
+        for m in choice.index
+    }
     for m in runner_ups:
         d = int(choice.loc[m, 'runner_up'])
         runs[f'{ALGORITHMS.display(m)} (runner-up, draw {d})'] = recipe_configs({m: d}, seeds)
@@ -295,7 +289,10 @@ def default_runs(
     "Row name -> the fixed-defaults configs of `protocol` (its own models), per method."
     extra = {} if protocol == 'harc' else {'dataset': protocol}
     methods = method_names() if methods is None else methods
-    return {ALGORITHMS.display(m): [make_config(method=m, seed=s, **extra) for s in seeds] for m in methods}
+    return {
+        ALGORITHMS.display(m): [make_config(method=m, seed=s, **extra) for s in seeds]
+        for m in methods
+    }
 
 # %% ../nbs/22_verdict.ipynb #45018538
 def verdict(
@@ -329,8 +326,14 @@ def clinical_per_seed(
     for (m, s), g in recs.groupby(['method', 'seed']) if len(recs) else []:
         if set(g.target) == set(targets):
             auroc = g.set_index('target').auroc
-            rows.append(dict(row=ALGORITHMS.display(m), seed=s, **auroc[targets].to_dict(),
-                             **{'Avg. AUROC': float(auroc.mean())}))
+            rows.append(
+                dict(
+                    row=ALGORITHMS.display(m),
+                    seed=s,
+                    **auroc[targets].to_dict(),
+                    **{'Avg. AUROC': float(auroc.mean())},
+                )
+            )
     order = {ALGORITHMS.display(m): k for k, m in enumerate(method_names())}
     out = pd.DataFrame(rows, columns=['row', 'seed', *targets, 'Avg. AUROC'])
     return out.sort_values(['row', 'seed'], key=lambda c: c.map(order) if c.name == 'row' else c)
@@ -351,11 +354,21 @@ def protocol_configs(
     for d in draws:
         for s in check_seeds(trial_seeds):
             if d == 0:
-                out += [make_config(method=method, seed=s, **common),
-                        make_config(dataset='harc_ps', method=method, seed=s, **common)]
+                out += [
+                    make_config(method=method, seed=s, **common),
+                    make_config(dataset='harc_ps', method=method, seed=s, **common),
+                ]
             else:
-                out.append(make_config(dataset='harc_tuned', method=method, draw=d, seed=s,
-                                       **search_overrides(method, d), **common))
+                out.append(
+                    make_config(
+                        dataset='harc_tuned',
+                        method=method,
+                        draw=d,
+                        seed=s,
+                        **search_overrides(method, d),
+                        **common,
+                    )
+                )
     return out
 
 # %% ../nbs/22_verdict.ipynb #268e06d0
@@ -375,9 +388,23 @@ def search_frame(
                 rows += [r for p in PROTOCOLS for r in _long_rows(rec, p, c['draw'])]
             else:
                 rows += _long_rows(rec, task, 0)
-    return pd.DataFrame(rows, columns=['protocol', 'method', 'draw', 'seed', 'condition', 'val_acc',
-                                       'acc', 'oracle', 'report', 'worst_class_acc', 'worst_class',
-                                       'collapsed'])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            'protocol',
+            'method',
+            'draw',
+            'seed',
+            'condition',
+            'val_acc',
+            'acc',
+            'oracle',
+            'report',
+            'worst_class_acc',
+            'worst_class',
+            'collapsed',
+        ],
+    )
 
 # %% ../nbs/22_verdict.ipynb #aad44306
 def run_protocol(
@@ -389,7 +416,7 @@ def run_protocol(
     out_dir=None,  # tables; default <results_dir>/protocol
     progress: bool = True,
 ) -> dict:
-    "Search `method`, choose its recipe by the rule, train its fresh seeds, compare with the recipes."
+    "Search `method`, choose its recipe by the rule, train its fresh seeds, compare: tables."
     from prism_nb.core import load_plugins, repo_root
     from prism_nb.sweep import run_sweep
     from prism_nb.report import save_table
@@ -397,7 +424,9 @@ def run_protocol(
     load_plugins(plugins)
     make_config(method=method)  # an unknown method fails here, naming it, before any run
     common = QUICK if quick else {}
-    draws, trial, fresh = ((0, 1), (0,), FRESH_SEEDS[:1]) if quick else (PROTOCOL_DRAWS, range(3), FRESH_SEEDS)
+    draws, trial, fresh = (
+        ((0, 1), (0,), FRESH_SEEDS[:1]) if quick else (PROTOCOL_DRAWS, range(3), FRESH_SEEDS)
+    )
     default_root = repo_root() / ('runs/protocol_quick' if quick else 'results')
     root = results_root(results_dir) if results_dir is not None else default_root
     out_dir = Path(out_dir) if out_dir is not None else root / 'protocol'
@@ -422,8 +451,11 @@ def run_protocol(
         out['tables'][protocol], out['comparisons'][protocol] = table, cmp
         save_table(table, out_dir / f'{method}_{protocol}', formats=('md', 'csv'))
         if len(cmp):
-            save_table(comparison_table(cmp, reference=name), out_dir / f'{method}_{protocol}_paired',
-                       formats=('md', 'csv'))
+            save_table(
+                comparison_table(cmp, reference=name),
+                out_dir / f'{method}_{protocol}_paired',
+                formats=('md', 'csv'),
+            )
         say(f'\n{protocol}:\n{table.to_string()}')
     say(f'tables in {out_dir}')
     return out
@@ -437,6 +469,94 @@ def prism_protocol(
     workers: int = 2,  # papermill processes at once
     results_dir: str = None,  # default <repo>/results (quick: <repo>/runs/protocol_quick)
 ):
-    "The tuning protocol for one method, from a terminal: search, recipe, fresh seeds, paired tables."
-    run_protocol(method, plugins=plugins.split(',') if plugins else None, quick=quick, workers=workers,
-                 results_dir=results_dir)
+    "The tuning protocol for one method from a terminal: search, recipe, fresh seeds, tables."
+    run_protocol(
+        method,
+        plugins=plugins.split(',') if plugins else None,
+        quick=quick,
+        workers=workers,
+        results_dir=results_dir,
+    )
+
+# %% ../nbs/22_verdict.ipynb #c36d7ab3
+def fresh_verdict(
+    results_dir=None,  # default <repo>/results
+    seeds=FRESH_SEEDS,
+    runner_ups: bool = False,  # add the runner-ups' rows (PRISM's and the best baselines')
+) -> dict:
+    "Protocol -> (per-seed scores, table, comparisons) of every method's recipe at the fresh seeds."
+    frame = tuned_frame(results_dir=results_dir)
+    choice = recipe_choice(frame)
+    extra = runner_up_methods(choice, frame) if runner_ups else ()
+    runs = recipe_runs(choice, seeds, runner_ups=extra)
+    return {p: verdict(runs, p, results_dir) for p in PROTOCOLS}
+
+# %% ../nbs/22_verdict.ipynb #4c887e5e
+def headline_table(
+    per_seed: pd.DataFrame,  # `per_seed_scores` (a `verdict`'s first part)
+    comparisons: pd.DataFrame,  # its third part: PRISM against every other row
+    reference: str = 'PRISM',
+) -> pd.DataFrame:
+    "Per method: Random, shifted, Avg., worst class (mean ± se); PRISM − it on Avg., Holm p."
+    t = seed_table(per_seed, ['Random', 'shifted', 'Avg.'])
+    c = comparisons[comparisons.column == 'Avg.'].set_index('row')
+    lead = [
+        ''
+        if m == reference or m not in c.index
+        else f"{c.loc[m, 'mean']:+.1f} [{c.loc[m, 'ci_low']:+.1f}, {c.loc[m, 'ci_high']:+.1f}]"
+        for m in t.index
+    ]
+    p = ['' if m == reference or m not in c.index else f"{c.loc[m, 'p_holm']:.3f}" for m in t.index]
+    return t[['Random', 'shifted', 'Avg.', 'worst class', 'seeds']].assign(
+        **{f'{reference} − it [95%]': lead, 'p (Holm)': p}
+    )
+
+# %% ../nbs/22_verdict.ipynb #eeaec2f5
+def lead_sentence(
+    per_seed: pd.DataFrame,  # `per_seed_scores`
+    comparisons: pd.DataFrame,  # `paired_comparisons` of PRISM with every other row
+    label: str,  # the protocol in words
+    reference: str = 'PRISM',
+) -> str:
+    "PRISM on Avg. against every baseline (how many it beats by the test), and the closest one."
+    c = comparisons[(comparisons.column == 'Avg.') & ~comparisons.row.str.contains('runner-up')]
+    c = c.dropna(subset=['mean'])
+    if reference not in set(per_seed.row) or not len(c):
+        return f'{label}: no fresh-seed runs of {reference} and a baseline yet.'
+    n = per_seed.groupby('row').seed.nunique()
+    seeds = f'{n.min()}' if n.min() == n.max() else f'{n.min()}-{n.max()}'
+    ref = per_seed[per_seed.row == reference]['Avg.']
+    better = int(((c.p_holm < 0.05) & (c.ci_low > 0)).sum())
+    worse = int(((c.p_holm < 0.05) & (c.ci_high < 0)).sum())
+    close = c.loc[c['mean'].idxmin()]
+    close_avg = per_seed[per_seed.row == close.row]['Avg.']
+    return (
+        f"{label}: {reference} {ref.mean():.1f} ± {ref.sem():.1f} Avg. "
+        f"over {len(ref)} fresh seeds; "
+        f"better than {better} of {len(c)} tuned baselines"
+        + (f', worse than {worse}' if worse else '')
+        + f" (paired by seed, {seeds} seeds each, Wilcoxon with Holm's correction); the closest, "
+        f"{close.row} ({close_avg.mean():.1f} ± {close_avg.sem():.1f}), by {close['mean']:+.1f} "
+        f"(95% interval [{close.ci_low:+.1f}, {close.ci_high:+.1f}], p = {close.p_holm:.3f}, "
+        f"P({reference} > {close.row}) = {close.p_improve:.2f})."
+    )
+
+# %% ../nbs/22_verdict.ipynb #0ecc4a3f
+def condition_sentence(
+    comparisons: pd.DataFrame,  # `paired_comparisons` of PRISM with every other row
+    against: str,  # the row compared with
+    conditions,  # the condition columns, in order
+    reference: str = 'PRISM',
+) -> str:
+    "Where `reference` leads, trails or is level with `against`, condition by condition."
+    c = comparisons[comparisons.row == against].set_index('column')
+    fmt = lambda k: f"{k} {c.loc[k, 'mean']:+.1f}"
+    lead = [fmt(k) for k in conditions if c.loc[k, 'p_holm'] < 0.05 and c.loc[k, 'ci_low'] > 0]
+    trail = [fmt(k) for k in conditions if c.loc[k, 'p_holm'] < 0.05 and c.loc[k, 'ci_high'] < 0]
+    level = [k for k in conditions if fmt(k) not in lead + trail]
+    parts = [
+        f"leads on {', '.join(lead)}" if lead else '',
+        f"trails on {', '.join(trail)}" if trail else '',
+        f"is level on {', '.join(level)}" if level else '',
+    ]
+    return f"Against {against}, {reference} " + '; '.join(p for p in parts if p) + '.'
