@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 
 from .algorithms import ALGORITHMS, method_names
-from .analysis import evaluation_record
+from .analysis import evaluation_path, evaluation_record
 from .core import ConfigError, results_root
 from .config import check_seeds, make_config, record_path, register_task, task_of
 from .data import HAR_CLASSES
@@ -26,15 +26,19 @@ from .report import pm, reported
 from .tuning import HARC_TUNED, HARC_TUNED_DEFAULTS, PROTOCOLS, PROTOCOL_NAMES
 from .tuning import TUNED_CONDITIONS
 from .harc_tasks import HARC_MEND, harc_mend_record_stem  # re-exported
+from .harc_tasks import FRESH_SEED_FLOOR, FRESH_SEEDS, search_overrides
+from .sampling import register_condition
 
 # %% auto #0
 __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'PART_VARIANTS', 'BRANCHES', 'BRANCH_PROBE_DESIGN', 'SIGNAL_DESIGN',
-           'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'class_frame', 'collapse_table', 'plot_class_accuracy',
-           'hypothesis_verdicts', 'part_frame', 'part_table', 'fragility_frame', 'fragility_table',
-           'fragility_sentence', 'plot_fragility', 'plot_bunched_windows', 'branch_ablation', 'branch_probe_record',
-           'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame', 'plot_feature_shift', 'condition_scores',
-           'signal_record', 'signal_summary', 'signal_table', 'mend_config', 'mend_selection', 'mend_choice',
-           'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence']
+           'MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'MEND_SEEDS', 'BURSTS', 'BURST_DESIGN', 'class_frame',
+           'collapse_table', 'plot_class_accuracy', 'hypothesis_verdicts', 'part_frame', 'part_table',
+           'fragility_frame', 'fragility_table', 'fragility_sentence', 'plot_fragility', 'plot_bunched_windows',
+           'branch_ablation', 'branch_probe_record', 'branch_frame', 'branch_table', 'branch_verdict', 'shift_frame',
+           'plot_feature_shift', 'condition_scores', 'signal_record', 'signal_summary', 'signal_table', 'mend_config',
+           'mend_selection', 'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence',
+           'burst_condition', 'one_burst_condition', 'two_bursts_condition', 'burst_record', 'burst_frame',
+           'burst_verdict']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
 BUNCHED = (
@@ -106,7 +110,9 @@ def collapse_table(
 
 # %% ../nbs/21_bunching.ipynb #0f4274b4
 def _heat_panel(
-    ax, g: pd.DataFrame, title: str,
+    ax,
+    g: pd.DataFrame,
+    title: str,
     norm=None,  # colour scale (matplotlib Normalize); None: accuracies, 0-100
     fmt: str = '.0f',  # cell labels
     dark_below: float = 60,  # cells under it are dark: white labels
@@ -118,8 +124,15 @@ def _heat_panel(
     im = ax.imshow(a, norm=norm or Normalize(0, 100), cmap='viridis', aspect='auto')
     for (i, j), v in np.ndenumerate(a):
         if np.isfinite(v):
-            ax.text(j, i, f'{v:{fmt}}', ha='center', va='center', fontsize=8,
-                    color='w' if v < dark_below else 'k')
+            ax.text(
+                j,
+                i,
+                f'{v:{fmt}}',
+                ha='center',
+                va='center',
+                fontsize=8,
+                color='w' if v < dark_below else 'k',
+            )
     short = [c.replace('WALKING_', 'W_')[:9] for c in g.columns]
     ax.set_xticks(range(len(short)), short, rotation=45, ha='right', fontsize=8)
     ax.set_yticks(range(len(g)), list(g.index))
@@ -137,9 +150,15 @@ def plot_class_accuracy(
     rows = list(dict.fromkeys(frame.row))
     ncols = min(2, len(conditions))  # rows of two panels: legible at a page's width
     nrows = -(-len(conditions) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
-                             figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
-                             layout='constrained')
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+        figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
+        layout='constrained',
+    )
     for ax in axes.flat[len(conditions) :]:
         ax.set_visible(False)
     for ax, cond in zip(axes.flat, conditions):
@@ -367,7 +386,11 @@ def plot_fragility(
 
     methods = list(table.index.unique('method'))
     fig, axes = plt.subplots(
-        1, len(methods), figsize=(4.2 * len(methods) + 0.6, 3.2), sharey=True, squeeze=False,
+        1,
+        len(methods),
+        figsize=(4.2 * len(methods) + 0.6, 3.2),
+        sharey=True,
+        squeeze=False,
         layout='constrained',
     )
     for ax, m in zip(axes[0], methods):
@@ -493,8 +516,18 @@ def branch_probe_record(
     )
 
 # %% ../nbs/21_bunching.ipynb #4e0c7ef2
-_BRANCH_COLUMNS = ['model', 'seed', 'draw', 'condition', 'probe', 'acc', 'worst', 'worst_class',
-                   *HAR_CLASSES, *(f'{e} shift' for e in BRANCHES)]
+_BRANCH_COLUMNS = [
+    'model',
+    'seed',
+    'draw',
+    'condition',
+    'probe',
+    'acc',
+    'worst',
+    'worst_class',
+    *HAR_CLASSES,
+    *(f'{e} shift' for e in BRANCHES),
+]
 
 
 def _branch_rows(r: dict) -> list:
@@ -504,17 +537,30 @@ def _branch_rows(r: dict) -> list:
         shift = {f'{e} shift': res['shift'][e] for e in BRANCHES}
         for probe, s in res['scores'].items():
             k = int(np.argmin(s['per_class']))
-            rows.append(dict(model=r['source']['id'], seed=c['seed'], draw=c.get('draw', 0),
-                             condition=cond, probe=probe, acc=s['acc'], worst=s['per_class'][k],
-                             worst_class=HAR_CLASSES[k], **dict(zip(HAR_CLASSES, s['per_class'])),
-                             **shift))
+            rows.append(
+                dict(
+                    model=r['source']['id'],
+                    seed=c['seed'],
+                    draw=c.get('draw', 0),
+                    condition=cond,
+                    probe=probe,
+                    acc=s['acc'],
+                    worst=s['per_class'][k],
+                    worst_class=HAR_CLASSES[k],
+                    **dict(zip(HAR_CLASSES, s['per_class'])),
+                    **shift,
+                )
+            )
     return rows
 
 
 def _evaluations(kind: str, results_dir, design: dict, experiments) -> list:
     "The evaluation records of `kind` made with `design` on models of the `experiments`."
-    return [r for r in read_records(results_root(results_dir) / kind)
-            if r['design'] == design and r['config']['experiment'] in experiments]
+    return [
+        r
+        for r in read_records(results_root(results_dir) / kind)
+        if r['design'] == design and r['config']['experiment'] in experiments
+    ]
 
 
 def branch_frame(
@@ -602,14 +648,21 @@ def plot_feature_shift(
     from matplotlib.colors import LogNorm
 
     conds = list(dict.fromkeys(sf.condition))
-    fig, axes = plt.subplots(1, len(BRANCHES), sharey=True, squeeze=False, layout='constrained',
-                             figsize=(3.3 * len(BRANCHES) + 1.6, 0.45 * len(conds) + 1.6))
+    fig, axes = plt.subplots(
+        1,
+        len(BRANCHES),
+        sharey=True,
+        squeeze=False,
+        layout='constrained',
+        figsize=(3.3 * len(BRANCHES) + 1.6, 0.45 * len(conds) + 1.6),
+    )
     norm = LogNorm(0.25, 4)
     for ax, e in zip(axes.flat, BRANCHES):
         g = sf[sf.branch == e].groupby(['condition', 'cls'])['shift'].mean().unstack()
         im = _heat_panel(ax, g.reindex(index=conds, columns=list(HAR_CLASSES)), e, norm, '.1f', 1.0)
-    bar = fig.colorbar(im, ax=axes.ravel().tolist(), label='feature shift (1 = source validation)',
-                       shrink=0.8)
+    bar = fig.colorbar(
+        im, ax=axes.ravel().tolist(), label='feature shift (1 = source validation)', shrink=0.8
+    )
     bar.set_ticks([0.25, 0.5, 1, 2, 4], labels=['0.25', '0.5', '1', '2', '4'])
     bar.ax.minorticks_off()
     return fig
@@ -645,8 +698,16 @@ def signal_record(
     )
 
 # %% ../nbs/21_bunching.ipynb #f6c74874
-_SIGNAL_COLUMNS = ['method', 'condition', 'models', 'acc', 'acc_se', 'worst', 'worst_se',
-                   'collapsed']
+_SIGNAL_COLUMNS = [
+    'method',
+    'condition',
+    'models',
+    'acc',
+    'acc_se',
+    'worst',
+    'worst_se',
+    'collapsed',
+]
 
 
 def signal_summary(
@@ -656,19 +717,31 @@ def signal_summary(
 ) -> pd.DataFrame:
     "Per method and condition: models; accuracy and worst class (mean, se); collapsed models."
     df = pd.DataFrame(
-        [dict(method=r['config']['method'], model=r['source']['id'], condition=c, acc=s['acc'],
-              worst=min(s['per_class']))
-         for r in _evaluations('harc_signal', results_dir, design, experiments)
-         for c, s in r['results'].items()],
+        [
+            dict(
+                method=r['config']['method'],
+                model=r['source']['id'],
+                condition=c,
+                acc=s['acc'],
+                worst=min(s['per_class']),
+            )
+            for r in _evaluations('harc_signal', results_dir, design, experiments)
+            for c, s in r['results'].items()
+        ],
         columns=['method', 'model', 'condition', 'acc', 'worst'],
     )
-    rows = [dict(method=m, condition=c, models=g.model.nunique(),
-                 **dict(zip(['acc', 'acc_se'], _mean_se(g.acc))),
-                 **dict(zip(['worst', 'worst_se'], _mean_se(g.worst))),
-                 collapsed=int((g.worst < 50).sum()))
-            for (m, c), g in df.groupby(['method', 'condition'], sort=False)]
+    rows = [
+        dict(
+            method=m,
+            condition=c,
+            models=g.model.nunique(),
+            **dict(zip(['acc', 'acc_se'], _mean_se(g.acc))),
+            **dict(zip(['worst', 'worst_se'], _mean_se(g.worst))),
+            collapsed=int((g.worst < 50).sum()),
+        )
+        for (m, c), g in df.groupby(['method', 'condition'], sort=False)
+    ]
     return pd.DataFrame(rows, columns=_SIGNAL_COLUMNS)
-
 
 # %% ../nbs/21_bunching.ipynb #5e1a9c21
 def signal_table(
@@ -741,8 +814,20 @@ def _best_baseline(protocol: str, seeds, root) -> tuple:
     return best[:2]
 
 # %% ../nbs/21_bunching.ipynb #dea35628
+MEND_SEEDS = tuple(range(20))  # 0-9 first, then the fresh seeds 10-19 (`22_verdict`)
+
+
+def _prism_defaults(protocol: str, seed: int) -> dict:
+    "PRISM's defaults at `seed`: its protocol's own run below the fresh seeds, else harc_fresh's."
+    if seed < FRESH_SEED_FLOOR:
+        return _protocol_config(protocol, method='prism', seed=seed)
+    return make_config(
+        dataset='harc_fresh', method='prism', draw=0, seed=seed, **search_overrides('prism', 0)
+    )
+
+
 def mend_frame(
-    seeds=range(10),
+    seeds=MEND_SEEDS,
     r_b: float | None = None,  # None: `mend_choice`
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
@@ -751,19 +836,15 @@ def mend_frame(
     r_b = mend_choice(root) if r_b is None else r_b
     mend = _records({s: mend_config(s, r_b) for s in seeds}, root) if r_b is not None else {}
     for protocol in PROTOCOLS:
-        prism = _records(
-            {s: _protocol_config(protocol, method='prism', seed=s) for s in seeds}, root
-        )
-        base_name, base = _best_baseline(protocol, seeds, root)
+        prism = _records({s: _prism_defaults(protocol, s) for s in seeds}, root)
+        base_name, base = _best_baseline(protocol, [s for s in seeds if s < FRESH_SEED_FLOOR], root)
         for row, recs in [
             (PRISM_VARIANT_NAMES['bunch'], mend),
             ('PRISM', prism),
             (base_name, base),
         ]:
             for s, rec in recs.items():
-                out += _condition_rows(
-                    rec, PROTOCOLS[protocol], protocol=protocol, row=row, seed=s
-                )
+                out += _condition_rows(rec, PROTOCOLS[protocol], protocol=protocol, row=row, seed=s)
     return pd.DataFrame(out, columns=['protocol', 'row', 'seed', 'condition', 'acc', 'worst'])
 
 # %% ../nbs/21_bunching.ipynb #bf7bb727
@@ -837,7 +918,7 @@ def mend_sentence(
     if verdict is None or not len(verdict):
         return what + f', r_b = {r_b:g} chosen on source validation) has no scored seeds yet'
     if brief:
-        where = {'harc': 'today', 'harc_ps': 'at the paper severity'}
+        where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
         return (
             f'the mend (bunched views in T, r_b = {r_b:g} on source validation; '
             f"{int(verdict['seeds: mend'].min())} seeds) against PRISM on First/Last/Mid: "
@@ -854,3 +935,106 @@ def mend_sentence(
         for p, r in verdict.iterrows()
     ]
     return what + f', r_b = {r_b:g} chosen on source validation): ' + '; '.join(per)
+
+# %% ../nbs/21_bunching.ipynb #51df2b31
+def burst_condition(
+    n: int,  # windows
+    L: int,  # time steps
+    D: int,  # channels
+    steps: int,  # observed steps per channel (the budget)
+    g: torch.Generator,  # every draw comes from it
+    bursts: int = 1,  # separate contiguous blocks, at least one unobserved step apart
+) -> torch.Tensor:
+    "Masks [n, L, D]: all channels at `steps` steps in `bursts` blocks placed at random per window."
+    sizes = [steps // bursts + (k < steps % bursts) for k in range(bursts)]
+    free = L - steps - (bursts - 1)
+    if free < 0:
+        raise ValueError(f"{bursts} bursts of {steps} steps in all do not fit in {L} steps")
+    cuts = torch.randint(0, free + 1, (n, bursts), generator=g).sort(dim=1).values
+    before = torch.tensor(
+        [sum(sizes[:k]) + k for k in range(bursts)]
+    )  # blocks and gaps to the left
+    start = (cuts + before).unsqueeze(-1)  # [n, bursts, 1]
+    step = torch.arange(L).view(1, 1, L)
+    inside = (step >= start) & (step < start + torch.tensor(sizes).view(1, bursts, 1))
+    return inside.any(1).unsqueeze(-1).float().expand(n, L, D).contiguous()
+
+
+@register_condition('One-burst')
+def one_burst_condition(n, L, D, steps, g):
+    "All channels at `steps` consecutive steps, the block placed at random per window."
+    return burst_condition(n, L, D, steps, g, bursts=1)
+
+
+@register_condition('Two-bursts')
+def two_bursts_condition(n, L, D, steps, g):
+    "All channels in two separate blocks of about `steps / 2` steps each, placed at random."
+    return burst_condition(n, L, D, steps, g, bursts=2)
+
+# %% ../nbs/21_bunching.ipynb #1cf262b9
+BURSTS = ('One-burst', 'Two-bursts')
+BURST_DESIGN = dict(conditions=['Random', *BURSTS, *BUNCHED])
+
+
+def burst_record(
+    source,  # a mend or PRISM record (.json path) whose checkpoint is at hand
+    checkpoints_dir=None,
+    force: bool = False,
+) -> dict:
+    "Score the model of `source` under `BURST_DESIGN` once, kept as a `harc_bursts` record."
+    return evaluation_record(
+        source,
+        'harc_bursts',
+        BURST_DESIGN,
+        condition_scores,
+        checkpoints_dir=checkpoints_dir,
+        force=force,
+    )
+
+# %% ../nbs/21_bunching.ipynb #1359af99
+def burst_frame(
+    seeds=FRESH_SEEDS,
+    r_b: float | None = None,  # None: `mend_choice`
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "Long: row, seed, condition, acc, worst: the mend and PRISM's defaults under `BURST_DESIGN`."
+    root, out = results_root(results_dir), []
+    r_b = mend_choice(root) if r_b is None else r_b
+    runs = {
+        PRISM_VARIANT_NAMES['bunch']: (lambda s: mend_config(s, r_b)),
+        'PRISM': (lambda s: _prism_defaults('harc_ps', s)),
+    }
+    for row, cfg_of in runs.items():
+        for s in check_seeds(seeds):
+            if r_b is None:
+                break
+            src = record_path(cfg_of(s), root)
+            ev = evaluation_path(src, 'harc_bursts', BURST_DESIGN) if src.exists() else None
+            if ev is None or not ev.exists():
+                continue
+            for c, sc in read_record(ev)['results'].items():
+                out.append(
+                    dict(row=row, seed=s, condition=c, acc=sc['acc'], worst=min(sc['per_class']))
+                )
+    return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'acc', 'worst'])
+
+# %% ../nbs/21_bunching.ipynb #9268e2c8
+def burst_verdict(
+    frame: pd.DataFrame,  # `burst_frame`
+    mend: str = PRISM_VARIANT_NAMES['bunch'],
+) -> pd.DataFrame:
+    "Per condition and the bursts' mean: the mend minus PRISM (mean ± se), seeds, the 2-se word."
+    rows = {}
+    f = frame.pivot_table(index=['row', 'seed'], columns='condition', values='acc')
+    if not len(f) or mend not in f.index.unique('row') or 'PRISM' not in f.index.unique('row'):
+        return pd.DataFrame()
+    f['bursts'] = f[list(BURSTS)].mean(axis=1)
+    for col in ['bursts', *BURSTS, *BUNCHED, 'Random']:
+        m, se = _change(f.loc[mend, col], f.loc['PRISM', col])
+        word = (
+            'mend higher' if m > 2 * se else 'mend lower' if m < -2 * se else 'level (within 2 se)'
+        )
+        rows[col] = dict(
+            change=pm(m, se, 1), seeds=f"{len(f.loc[mend])}/{len(f.loc['PRISM'])}", verdict=word
+        )
+    return pd.DataFrame(rows).T.rename_axis('condition')

@@ -321,7 +321,7 @@ def baseline_order(effects: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/20_tuning.ipynb #a4709c84
-PROTOCOL_NAMES = dict(harc="today's HAR-C", harc_ps="the paper's severity")  # in prose
+PROTOCOL_NAMES = dict(harc="the default severity", harc_ps="the paper's severity")  # in prose
 
 
 def _tuning_sentence(p: str, e: pd.DataFrame) -> str:
@@ -422,7 +422,7 @@ def plot_tuning(effects: pd.DataFrame):
         ax.set_yticks(y, [ALGORITHMS.display(m) for m in order])
         ax.invert_yaxis()
         ax.set_xlabel('Avg. accuracy (%)')
-        ax.set_title({'harc': "today's HAR-C", 'harc_ps': "paper's severity"}[p])
+        ax.set_title({'harc': 'default severity', 'harc_ps': "paper's severity"}[p])
         ax.grid(axis='x', alpha=0.3)
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc='lower center', ncol=3, fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 1))

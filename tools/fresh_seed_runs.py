@@ -10,6 +10,10 @@ continues where a stopped one left off.
    PRISM's defaults at the same seeds (`harc_fresh`, draw 0; its recipe when that is draw 0).
 3. The runner-ups within one standard error of the choice (PRISM and the best baselines, `runner_up_methods`).
 
+Run `python tools/mend_bursts.py --watch` beside it: it scores each mend and PRISM-default model under the burst
+family as its checkpoint appears (checkpoints are not committed, so a model is scored in the session that trained
+it); this script also scores whatever is left at its end.
+
 `--plan` prints the queue's size and its cost by the search's own measured CPU seconds per run, and runs nothing."""
 import os, sys, time
 from pathlib import Path
@@ -65,3 +69,5 @@ if __name__ == '__main__':
           f"{time.time() - t0:.0f} s", flush=True)
     for name, err in out['failed']:
         print(f'  FAILED {name}: {err[-300:]}', flush=True)
+    import subprocess
+    subprocess.run([sys.executable, str(ROOT / 'tools' / 'mend_bursts.py')], check=False)
