@@ -29,7 +29,8 @@ from prism_nb.harc_tasks import (
 __all__ = ['PROTOCOL_DRAWS', 'QUICK', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm',
            'smallest_p', 'paired_difference', 'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table',
            'recipe_runs', 'default_runs', 'verdict', 'clinical_per_seed', 'protocol_configs', 'search_frame',
-           'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence', 'condition_sentence']
+           'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence', 'condition_sentence',
+           'runner_up_sentence']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
 def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
@@ -560,3 +561,37 @@ def condition_sentence(
         f"is level on {', '.join(level)}" if level else '',
     ]
     return f"Against {against}, {reference} " + '; '.join(p for p in parts if p) + '.'
+
+# %% ../nbs/22_verdict.ipynb #6e0dbb30
+def runner_up_sentence(
+    per_seed: pd.DataFrame,  # `per_seed_scores` with runner-up rows (`fresh_verdict`)
+    comparisons: pd.DataFrame,  # PRISM against every other row
+    reference: str = 'PRISM',
+) -> str:
+    "Each runner-up beside its recipe on Avg.; PRISM's runner-up against the closest baseline."
+    runners = [r for r in per_seed.row.unique() if '(runner-up' in r]
+    if not runners:
+        return 'No runner-up has fresh-seed runs yet.'
+    avg = per_seed.groupby('row', sort=False)['Avg.']
+    parts = []
+    for r in runners:
+        base = r.split(' (runner-up')[0]
+        parts.append(
+            f"{r}: {avg.mean()[r]:.1f} ± {avg.sem()[r]:.1f} Avg. against the recipe's "
+            f"{avg.mean()[base]:.1f} ± {avg.sem()[base]:.1f}"
+        )
+    out = 'Runner-ups in their recipes\' place: ' + '; '.join(parts) + '.'
+    c = comparisons[(comparisons.column == 'Avg.') & ~comparisons.row.str.contains('runner-up')]
+    mine = [r for r in runners if r.startswith(reference + ' (')]
+    if mine and len(c.dropna(subset=['mean'])):
+        closest = c.loc[c['mean'].idxmin(), 'row']
+        d = paired_difference(
+            per_seed[per_seed.row == mine[0]].set_index('seed')['Avg.'],
+            per_seed[per_seed.row == closest].set_index('seed')['Avg.'],
+        )
+        out += (
+            f" {mine[0]} against {closest}: {d['mean']:+.1f} (95% interval "
+            f"[{d['ci_low']:+.1f}, {d['ci_high']:+.1f}], {d['n']} seeds), where the recipe has "
+            f"{c.set_index('row').loc[closest, 'mean']:+.1f}."
+        )
+    return out
