@@ -14,9 +14,9 @@ from .core import PluginError, ConfigError, open_regular, missing_plugins, readi
 from .config import make_config, record_path, results_dir_of, task_of
 
 # %% auto #0
-__all__ = ['SCORE_FIELDS', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME', 'DamagedRecordError', 'check_record',
-           'check_evaluation_record', 'Record', 'is_record_file', 'record_files', 'record_json', 'read_record',
-           'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
+__all__ = ['SCORE_FIELDS', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME', 'DamagedRecordError',
+           'check_record', 'check_evaluation_record', 'Record', 'is_record_file', 'record_files', 'record_json',
+           'read_record', 'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
 
 # %% ../nbs/07a_records.ipynb #c208d656
 class DamagedRecordError(ValueError):
@@ -231,6 +231,150 @@ def _check_checkpoint(ck, path):
     if ck.get('dir') is not None:
         _confined_dir(ck['dir'], path)
 
+# %% ../nbs/07a_records.ipynb #21350f1c
+def _n_classes(rec: dict) -> int | None:
+    "The class count of a record's data facts (`data.n_classes`); None where it is not recorded."
+    n = rec['data'].get('n_classes') if isinstance(rec.get('data'), dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+# %% ../nbs/07a_records.ipynb #573e3009
+def _check_per_class(rec: dict, path):
+    "`per_class`, if there: a list per metric and no other, each with one accuracy per class."
+    pc = rec.get('per_class')
+    if pc is None:
+        return
+    if not isinstance(pc, dict):
+        _damaged(path, f"per_class is a {type(pc).__name__}, not a mapping condition -> accuracies")
+    lacks, extra = sorted(set(rec['metrics']) - set(pc)), sorted(set(pc) - set(rec['metrics']))
+    if lacks or extra:
+        what = [f'lacks {lacks}'] * bool(lacks) + [f'holds {extra}'] * bool(extra)
+        _damaged(path, f"per_class {' and '.join(what)}: it has one list per condition of metrics")
+    for c, v in pc.items():
+        if not isinstance(v, list):
+            _damaged(path, f"per_class[{c!r}] is {type(v).__name__} {v!r}, not a list")
+    n = _n_classes(rec)
+    want = n if n is not None else len(next(iter(pc.values()), []))
+    bad = {c: len(v) for c, v in pc.items() if len(v) != want or not v}
+    if bad:
+        of = f"{want} (data.n_classes)" if n is not None else 'the same number in every list'
+        _damaged(path, f"per_class holds one accuracy per class, {of}; other lengths: {bad}")
+
+# %% ../nbs/07a_records.ipynb #728351b5
+def _one_class(per_class) -> int | None:
+    "The class every condition of `per_class` predicts alone (100% on it, 0% on the rest), or None."
+    seen = set()
+    for accs in (per_class or {}).values():
+        full = [k for k, a in enumerate(accs) if a == 100.0]
+        if len(full) != 1 or any(a != 0.0 for k, a in enumerate(accs) if k != full[0]):
+            return None
+        seen.add(full[0])
+    return seen.pop() if len(seen) == 1 else None
+
+# %% ../nbs/07a_records.ipynb #9bd2f087
+def _check_collapse(rec: dict, path):
+    "`collapsed` a bool, `collapsed_class` its class (null unless collapsed), as `per_class` shows."
+    if 'collapsed' not in rec and 'collapsed_class' not in rec:
+        return  # made before the flag existed
+    col, k = rec.get('collapsed', '<missing>'), rec.get('collapsed_class')
+    if 'collapsed' not in rec:
+        _damaged(path, f"collapsed is missing while collapsed_class = {k!r} is given")
+    if not isinstance(col, bool):
+        _damaged(path, f"collapsed = {col!r} must be true or false (true: tables count a collapse)")
+    pc = rec.get('per_class') if isinstance(rec.get('per_class'), dict) else {}
+    n = _n_classes(rec) or len(next(iter(pc.values()), [])) or None
+    if col and (isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < (n or math.inf)):
+        _damaged(
+            path,
+            f"collapsed is true, so collapsed_class must be the class it predicts, an integer from "
+            f"{f'0 to {n - 1}' if n else '0'}; got {k!r}",
+        )
+    if not col and k is not None:
+        _damaged(path, f"collapsed is false, so collapsed_class must be null; got {k!r}")
+    one = _one_class(pc)
+    if one is not None and (not col or k != one):
+        _damaged(
+            path,
+            f"per_class shows every test condition predicting class {one} alone (100% on it, 0% on "
+            f"every other), but collapsed = {col}, collapsed_class = {k!r}",
+        )
+
+# %% ../nbs/07a_records.ipynb #43790975
+def _check_selected(rec: dict, path):
+    "`val_acc`/`val_score` is the score its history holds for `selected_epoch` (round-off allowed)."
+    keys = [k for k in ('val_acc', 'val_score') if k in rec]
+    if not keys or 'selected_epoch' not in rec or 'history' not in rec:
+        return
+    hist, se = rec['history'], rec['selected_epoch']
+    if not isinstance(hist, list) or not all(isinstance(h, dict) for h in hist):
+        _damaged(path, 'history is not a list of epochs, so the selected score cannot be checked')
+    at = [h for h in hist if h.get('epoch') == se]
+    if len(at) != 1:
+        many = 'more than one epoch' if at else 'no epoch'
+        _damaged(path, f"history has {many} {se} (selected_epoch)")
+    for key in keys:
+        v = at[0].get(key)
+        if v is None:
+            _damaged(path, f"history's epoch {se} (selected_epoch) holds no {key}")
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)
+        if not number or not math.isclose(rec[key], v, rel_tol=1e-9, abs_tol=1e-12):
+            _damaged(
+                path,
+                f"{key} = {rec[key]!r} is not the score of the selected epoch ({se}) in its "
+                f"history ({v!r}): a score was edited by hand",
+            )
+
+# %% ../nbs/07a_records.ipynb #5f93209f
+SPLIT_TOLERANCE = 0.01  # windows: how far a count of correct windows may be from a whole number
+
+
+def _window_counts(accs, sizes) -> list | None:
+    "The correct windows each accuracy (%) of `accs` counts over `sizes`; None if one is no count."
+    counts = [a * n / 100 for a, n in zip(accs, sizes)]
+    if any(abs(c - round(c)) > SPLIT_TOLERANCE for c in counts):
+        return None
+    return [round(c) for c in counts]
+
+# %% ../nbs/07a_records.ipynb #08a0e3aa
+def _check_split(rec: dict, path):
+    "`split_metrics`: per metric, the oracle share's and the rest's right windows make the whole's."
+    split = rec.get('split_metrics')
+    if split is None:
+        return
+    if not isinstance(split, dict) or set(split) != {'oracle', 'report'}:
+        _damaged(path, "split_metrics must hold 'oracle' and 'report' (the oracle share, the rest)")
+    for part, scores in split.items():
+        lacks = sorted(set(rec['metrics']) - set(scores))
+        extra = sorted(set(scores) - set(rec['metrics']))
+        if lacks or extra:
+            _damaged(path, f"split_metrics[{part!r}] lacks {lacks}, holds {extra}: one per metric")
+    n = rec['data'].get('n_test') if isinstance(rec.get('data'), dict) else None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        _damaged(path, f"split_metrics cannot be checked without data.n_test (test windows): {n!r}")
+    from prism_nb.harc_tasks import ORACLE_FRACTION  # the share `oracle_share` draws
+
+    n_o = round(n * ORACLE_FRACTION)
+    sizes = (n_o, n - n_o, n)
+    bad = []
+    for c, whole in rec['metrics'].items():
+        k = _window_counts((split['oracle'][c], split['report'][c], whole), sizes)
+        if k is None or k[0] + k[1] != k[2]:
+            bad.append(c)
+    if bad:
+        _damaged(
+            path,
+            f"split_metrics of {bad}: the oracle share's and the rest's correct windows ({n_o} and "
+            f"{n - n_o} of {n} test windows, data.n_test) do not make up the whole's: a score was "
+            "edited by hand",
+        )
+
+# %% ../nbs/07a_records.ipynb #dc4d3517
+def _check_read_fields(rec: dict, path):
+    "The fields tables and selection rules read: selected score, per-class lists, collapse, split."
+    _check_selected(rec, path)
+    _check_per_class(rec, path)
+    _check_collapse(rec, path)
+    _check_split(rec, path)
+
 # %% ../nbs/07a_records.ipynb #accc4afa
 def check_record(
     rec,
@@ -262,6 +406,7 @@ def check_record(
             isinstance(rec[key], bool) or not isinstance(rec[key], int) or rec[key] < 0
         ):
             _damaged(path, f"{key} = {rec[key]!r} is not a non-negative integer")
+    _check_read_fields(rec, path)
     _check_checkpoint(rec.get('checkpoint'), path)
     return rec
 
