@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_algorithms.ipynb #c3ca5a26
 from __future__ import annotations
-import functools, math, sys
+import functools, json, math, sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,18 +14,19 @@ import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
 
-from .core import ISMTS, derive_seed, Registry
+from .core import ISMTS, derive_seed, Registry, ConfigError, kind_of
 from .backbones import make_backbone
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'BUILTIN_ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'Algorithm', 'register_algorithm', 'algorithm_class',
-           'method_names', 'check_hparams', 'make_algorithm', 'ERM', 'toy_problem', 'domain_groups', 'group_mean',
-           'domain_risks', 'rank_in_group', 'domain_batches', 'DomainBatches', 'check_domains', 'full_precision',
-           'coral_penalty', 'mmd_penalty', 'irm_scale_grad', 'irm_penalty', 'vrex_penalty', 'ib_penalty',
-           'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'FeatureMatching', 'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain',
-           'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN', 'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck',
-           'bn_discriminator', 'entropy_of_logits', 'cluster_pseudo_domains', 'Diversify', 'remove_component',
-           'neg_cosine', 'ManyDG', 'SearchDist', 'log10_uniform', 'uniform', 'int_pow', 'choice', 'draw_hparams']
+__all__ = ['ALGORITHMS', 'BUILTIN_ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'SEARCH_KINDS', 'EXACT_INT', 'BATCH_SIZE_RANGE',
+           'Algorithm', 'register_algorithm', 'algorithm_class', 'method_names', 'check_hparams', 'make_algorithm',
+           'ERM', 'toy_problem', 'domain_groups', 'group_mean', 'domain_risks', 'rank_in_group', 'domain_batches',
+           'DomainBatches', 'check_domains', 'full_precision', 'coral_penalty', 'mmd_penalty', 'irm_scale_grad',
+           'irm_penalty', 'vrex_penalty', 'ib_penalty', 'PenalizedRisk', 'IRM', 'VREx', 'IB_ERM', 'FeatureMatching',
+           'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN',
+           'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits',
+           'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG', 'SearchDist',
+           'log10_uniform', 'uniform', 'int_pow', 'choice', 'check_search_space', 'draw_hparams']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
@@ -138,9 +139,10 @@ def register_algorithm(
         # and `register_model` (in the package) registers for the module defining the user's class
         caller = sys._getframe(1).f_globals.get('__name__', '')
         own = caller == 'prism_nb' or caller.startswith('prism_nb.')
-        ALGORITHMS.register(
-            name, cls, replace, display=display, module=cls.__module__ if own else caller
-        )
+        module = cls.__module__ if own else caller
+        if module.split('.')[0] != 'prism_nb' and hasattr(cls, 'search_space'):
+            check_search_space(cls, display)  # a plugin's search refused before it is registered
+        ALGORITHMS.register(name, cls, replace, display=display, module=module)
         cls.display = display
         # nor its place in the tables or its need for domain labels (most baselines subclass ERM)
         for attr in ('group', 'needs_domains'):
@@ -1358,12 +1360,83 @@ def update(self: ManyDG, batch):
     }
 
 # %% ../nbs/04_algorithms.ipynb #b37afd9c
+SEARCH_KINDS = ('log10', 'uniform', 'int_pow', 'choice')  # `SearchDist.kind`: the four shapes
+EXACT_INT = 2**53  # int_pow's largest value: floats hold every integer up to it exactly
+
+
+def _finite(what: str, x):
+    "`x` if a finite real number (not a bool); ConfigError naming `what` otherwise."
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise ConfigError(f"{what} must be a number, got {kind_of(x)} {x!r}")
+    if not math.isfinite(x):
+        raise ConfigError(f"{what} must be finite, got {x!r}")
+    return x
+
+
+def _choice_value(v, values: tuple):
+    "ConfigError unless a config holds `v` as JSON: a finite number, str, bool, None or list."
+    plain = v.item() if isinstance(v, np.generic) else v
+    try:
+        json.dumps(plain, allow_nan=False)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"choice{values!r}: {v!r} ({kind_of(v)}) is not a value a config can hold (a finite "
+            "number, a string, a bool, None, or a list of them)"
+        ) from None
+
+
+def _search_args(kind, args) -> tuple:
+    "`args` as a tuple when `kind` is a known shape and they are valid for it; else ConfigError."
+    if not isinstance(kind, str) or kind not in SEARCH_KINDS:
+        raise ConfigError(
+            f"unknown search distribution kind {kind!r}; valid kinds: {', '.join(SEARCH_KINDS)} "
+            "(log10_uniform, uniform, int_pow and choice build them)"
+        )
+    if not isinstance(args, (tuple, list)):
+        raise ConfigError(f"{kind}: args must be a tuple, got {kind_of(args)} {args!r}")
+    args = tuple(args)
+    if kind == 'choice':
+        if not args:
+            raise ConfigError("choice needs at least one value, got none")
+        for v in args:
+            _choice_value(v, args)
+        return args
+    names = ('base', 'lo', 'hi') if kind == 'int_pow' else ('lo', 'hi')
+    if len(args) != len(names):
+        raise ConfigError(f"{kind} takes ({', '.join(names)}), got {args!r}")
+    for name, x in zip(names, args):
+        _finite(f"{kind} {name}", x)
+    *base, lo, hi = args
+    if not lo < hi:
+        raise ConfigError(f"{kind}{args!r}: bounds must be ordered, lo < hi")
+    if kind == 'log10' and not (-300 <= lo and hi <= 300):
+        raise ConfigError(
+            f"log10_uniform{args!r} reaches 10**{lo if lo < -300 else hi:g}: its ends must lie in "
+            "10**-300..10**300, floats"
+        )
+    if kind == 'int_pow':
+        if not base[0] > 1:
+            raise ConfigError(f"int_pow{args!r}: base must be > 1, got {base[0]!r}")
+        if lo < 0:
+            raise ConfigError(f"int_pow{args!r}: its smallest value, int(base**lo), must be at "
+                              "least 1")
+        if hi * math.log2(base[0]) > 53:
+            raise ConfigError(
+                f"int_pow{args!r} reaches {base[0]}**{hi}, beyond 2**53 (the largest integer a "
+                "float holds exactly); no count a config takes is that large"
+            )
+    return args
+
+
 @dataclass(frozen=True)
 class SearchDist:
     "One hyperparameter's search: 10**U(lo, hi), U(lo, hi), int(base**U(lo, hi)) or a choice."
 
     kind: str  # 'log10' (10**U(lo, hi)), 'uniform', 'int_pow' (int(base**U(lo, hi))), 'choice'
     args: tuple  # (lo, hi): 'log10', 'uniform'; (base, lo, hi): 'int_pow'; values: 'choice'
+
+    def __post_init__(self):
+        object.__setattr__(self, 'args', _search_args(self.kind, self.args))  # refused if invalid
 
     def sample(self, rng: np.random.RandomState):
         "One value; floats to 4 significant digits, so configs read (and hash) alike everywhere."
@@ -1405,6 +1478,56 @@ def search_space(cls: Algorithm) -> dict:
         weight_decay=log10_uniform(-6, -2),
         batch_size=choice(32, 64, 128),
     )
+
+# %% ../nbs/04_algorithms.ipynb #8ce46244
+BATCH_SIZE_RANGE = (2, 4096)  # a config's batch sizes: batch norm needs 2; 8x DomainBed's 512
+
+
+def _ends(dist: SearchDist) -> tuple:
+    "The values `dist` can draw at its extremes (every value of a choice), as `sample` rounds them."
+    if dist.kind == 'choice':
+        return tuple(v.item() if isinstance(v, np.generic) else v for v in dist.args)
+    if dist.kind == 'int_pow':
+        base, lo, hi = dist.args
+        return int(base**lo), int(base**hi)
+    return tuple(float(f"{10**x if dist.kind == 'log10' else x:.4g}") for x in dist.args)
+
+
+def check_search_space(
+    method,  # a registered method's name, or its class
+    who: str | None = None,  # the method's name in errors; None: its display name
+) -> dict:
+    "The method's search space, each knob checked against what its config takes; else ConfigError."
+    cls = method if isinstance(method, type) else algorithm_class(method)
+    who = who or cls.display or cls.__name__
+    try:
+        space = cls.search_space()
+    except Exception as e:  # a malformed declaration inside it: named, not raw
+        raise ConfigError(f"{who}'s search_space: {type(e).__name__}: {e}") from None
+    if not isinstance(space, dict):
+        raise ConfigError(f"{who}'s search_space must return a dict knob -> SearchDist, got "
+                          f"{kind_of(space)}")
+    defaults, ranges = cls.defaults(), cls.hparam_space()
+    knobs = {'batch_size': (64, BATCH_SIZE_RANGE)}
+    run_keys = ('seed', 'variant')  # the run's own: never drawn
+    knobs.update({k: (v, ranges.get(k)) for k, v in defaults.items() if k not in run_keys})
+    for knob, dist in space.items():
+        where = f"{who}'s search space, knob {knob!r}"
+        if knob not in knobs:
+            raise ConfigError(f"{where}: not a knob of {who}; valid: {sorted(knobs)}")
+        if not isinstance(dist, SearchDist):
+            raise ConfigError(f"{where} must be a SearchDist (log10_uniform, uniform, int_pow, "
+                              f"choice), got {kind_of(dist)} {dist!r}")
+        ref, allowed = knobs[knob]
+        for v in _ends(dist):
+            if not _hparam_type_ok(v, ref):
+                raise ConfigError(f"{where} draws {type(v).__name__} {v!r}; the knob is "
+                                  f"{type(ref).__name__} like its default {ref!r}")
+            try:
+                _check_hparam_range(knob, v, allowed, who)
+            except ValueError as e:
+                raise ConfigError(f"{where} can draw {v!r}, which configs refuse: {e}") from None
+    return space
 
 # %% ../nbs/04_algorithms.ipynb #150c4e20
 _PENALTY_SEARCH = dict(
@@ -1508,10 +1631,11 @@ def draw_hparams(
     if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
         raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
     cls = algorithm_class(method)
+    space = check_search_space(cls)
     if draw == 0:
         return {}
     key = ALGORITHMS.key(method)
     return {
         name: dist.sample(np.random.RandomState(derive_seed(int(draw), 'hparam-search', key, name)))
-        for name, dist in sorted(cls.search_space().items())
+        for name, dist in sorted(space.items())
     }

@@ -11,18 +11,18 @@ from typing import Callable
 
 import numpy as np
 
-from .core import ISMTS, config_id, derive_seed, ConfigError, Registry
+from .core import ISMTS, config_id, derive_seed, ConfigError, Registry, kind_of
 from .core import folder_path, load_plugins, repo_root
 from .sampling import condition_masks_within
-from .algorithms import Algorithm, algorithm_class, check_hparams
+from .algorithms import Algorithm, algorithm_class, check_hparams, BATCH_SIZE_RANGE
 from .backbones import BACKBONES
 
 # %% auto #0
-__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'RUN_COLUMNS', 'RUN_SETTINGS',
-           'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'observe', 'observe_tests', 'check_name',
-           'check_int', 'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config', 'run_columns',
-           'record_path', 'results_dir_of', 'default_checkpoints_dir', 'checkpoint_path', 'check_threads',
-           'check_writable', 'notebook_request']
+__all__ = ['TASKS', 'BUILTIN_TASKS', 'COMMON_DEFAULTS', 'SAFE_NAME', 'RESERVED_EXPERIMENTS', 'RUN_COLUMNS', 'MAX_THREADS',
+           'RUN_SETTINGS', 'TaskData', 'Task', 'register_task', 'get_task', 'task_of', 'observe', 'observe_tests',
+           'check_name', 'check_int', 'check_real', 'check_bool', 'check_seeds', 'parse_hparams', 'make_config',
+           'run_columns', 'record_path', 'results_dir_of', 'default_checkpoints_dir', 'checkpoint_path',
+           'check_threads', 'check_workers', 'check_writable', 'notebook_request']
 
 # %% ../nbs/07_config.ipynb #79acf2ee
 @dataclass
@@ -88,7 +88,8 @@ def task_of(cfg: dict) -> Task:
 # %% ../nbs/07_config.ipynb #2e57d449
 def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
     "Windows `x` under `condition` at budget `rate`, drawn from `seed` inside what `x` observes."
-    return x.with_mask(condition_masks_within(condition, x.m, rate=rate, seed=seed, values=x.v))
+    m = condition_masks_within(condition, x.m, rate=rate, seed=seed, values=x.v)
+    return x.with_mask(m, f"condition {condition}'s masks")
 
 # %% ../nbs/07_config.ipynb #804d197b
 def observe_tests(
@@ -118,9 +119,19 @@ COMMON_DEFAULTS = dict(
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
 
 
-def check_name(key: str, v) -> str:
+def check_name(
+    key: str,  # the parameter, for the error
+    v,  # its value
+    what: str = 'plain name',  # what it names, for the error (e.g. 'folder name')
+) -> str:
     "A name that may enter a file path: letters, digits, '_', '-', '.'; no leading '.', no '..'."
-    if not isinstance(v, str) or not SAFE_NAME.match(v) or '..' in v:
+    if not isinstance(v, str):
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)
+        raise ConfigError(
+            f"{key} must be a {what} (a string) of letters, digits, _ - ., got {kind_of(v)} {v!r}"
+            + (f"; papermill reads -p {key} {v} as a number: pass -r {key} {v}" if number else '')
+        )
+    if not SAFE_NAME.match(v) or '..' in v:
         raise ConfigError(
             f"{key} must be a plain name (letters, digits, _ - .; no path separators or '..'), got "
             f"{v!r}"
@@ -238,7 +249,7 @@ def _check_experiment(
     task: Task,
 ):
     "Refuse an experiment that is no plain name, a reserved folder or another task's folder."
-    check_name('experiment', experiment)
+    check_name('experiment', experiment, 'folder name')
     if experiment in RESERVED_EXPERIMENTS:
         raise ConfigError(
             f"experiment {experiment!r} is the name of a results folder's own subfolder; "
@@ -257,7 +268,7 @@ def _check_training(cfg: dict, cls: type):
     cfg['seed'] = check_int('seed', cfg['seed'], 0, 2**31 - 1)
     cfg['epochs'] = check_int('epochs', cfg['epochs'], 1)
     cfg['patience'] = check_int('patience', cfg['patience'], 1)
-    cfg['batch_size'] = check_int('batch_size', cfg['batch_size'], 2)  # batch norm needs two
+    cfg['batch_size'] = check_int('batch_size', cfg['batch_size'], *BATCH_SIZE_RANGE)
     cfg['lr'] = check_real('lr', cfg['lr'], 0, 10, lo_open=True)
     if cfg['pretrain_epochs'] is None:
         cfg['pretrain_epochs'] = cls.default_pretrain_epochs
@@ -318,7 +329,9 @@ def record_path(cfg: dict, results_dir='results') -> Path:
         check_name(f'task {task.name} record_stem part', part)
     root = Path(results_dir)
     path = root.joinpath(
-        check_name('experiment', cfg['experiment']), *parts, f'{stem}_{config_id(cfg)}.json'
+        check_name('experiment', cfg['experiment'], 'folder name'),
+        *parts,
+        f'{stem}_{config_id(cfg)}.json',
     )
     if not path.resolve().is_relative_to(root.resolve()):
         raise ConfigError(f"record path {path} would leave {root}")
@@ -348,9 +361,23 @@ def checkpoint_path(
     return Path(checkpoints_dir or default_checkpoints_dir(results_dir)) / rel.parent / name
 
 # %% ../nbs/07_config.ipynb #47998bac
-def check_threads(threads) -> int:
-    "A torch thread count between 1 and this machine's cores (more threads than cores only slow)."
-    return check_int('threads', threads, 1, os.cpu_count() or 1)
+MAX_THREADS = 1024  # the most threads a run may take where its machine is not this one
+
+
+def check_threads(
+    threads,  # torch threads per run
+    cores: int | None = None,  # the most allowed; None: this machine's cores
+) -> int:
+    "A torch thread count between 1 and `cores` (more threads than cores only slow)."
+    return check_int('threads', threads, 1, cores or os.cpu_count() or 1)
+
+# %% ../nbs/07_config.ipynb #f98437ca
+def check_workers(
+    workers,  # a sweep's local worker processes at once
+    cores: int | None = None,  # the most allowed; None: this machine's cores
+) -> int:
+    "A count of local worker processes between 1 and `cores` (each trains one run at a time)."
+    return check_int('workers', workers, 1, cores or os.cpu_count() or 1)
 
 # %% ../nbs/07_config.ipynb #9977b624
 def check_writable(folder: Path, what: str) -> Path:

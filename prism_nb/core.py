@@ -14,12 +14,12 @@ from fastcore.basics import patch
 from .files import _json_default
 
 # %% auto #0
-__all__ = ['ISMTS', 'seed_everything', 'derive_seed', 'config_id', 'repo_root', 'data_dir', 'data_root_note', 'cache_dir',
-           'ConfigError', 'folder_path', 'results_root', 'sha256_file', 'sha256_bytes', 'open_regular', 'atomic_write',
-           'atomic_write_json', 'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path',
-           'write_cache', 'read_cache', 'cached_arrays', 'PLUGIN_GROUP', 'PluginError', 'plugin_specs', 'load_plugins',
-           'missing_plugins', 'loaded_entry_points', 'NAME_RULE', 'PATH_RULE', 'check_registry_name', 'claim_name',
-           'is_registered', 'reading_data', 'UnknownName', 'Registry']
+__all__ = ['ISMTS', 'kind_of', 'seed_everything', 'derive_seed', 'config_id', 'repo_root', 'data_dir', 'data_root_note',
+           'cache_dir', 'ConfigError', 'folder_path', 'results_root', 'sha256_file', 'sha256_bytes', 'open_regular',
+           'atomic_write', 'atomic_write_json', 'json_ready', 'content_digest', 'CacheError', 'save_npz', 'load_npz',
+           'digest_path', 'write_cache', 'read_cache', 'cached_arrays', 'PLUGIN_GROUP', 'PluginError', 'plugin_specs',
+           'load_plugins', 'missing_plugins', 'loaded_entry_points', 'NAME_RULE', 'PATH_RULE', 'check_registry_name',
+           'claim_name', 'is_registered', 'reading_data', 'UnknownName', 'Registry']
 
 # %% ../nbs/00_core.ipynb #5f16d7f8
 @dataclass
@@ -48,8 +48,18 @@ class ISMTS:
         "Move every tensor to `device`."
         return ISMTS(*(getattr(self, f.name).to(device, non_blocking=True) for f in fields(self)))
 
-    def with_mask(self, m: torch.Tensor) -> 'ISMTS':
+    def with_mask(
+        self,
+        m: torch.Tensor,  # mask [B,L,D] of 0s and 1s, a torch tensor of the windows' shape
+        what: str = 'mask',  # what the mask is for, in errors (e.g. "task p12: test masks")
+    ) -> 'ISMTS':
         "Same windows observed through mask `m` [B,L,D]; values outside it are zeroed."
+        if not torch.is_tensor(m):
+            raise ValueError(f"{what} must be a torch tensor [B,L,D], got {kind_of(m)}")
+        if tuple(m.shape) != self.shape:
+            raise ValueError(
+                f"{what} must have the windows' shape {self.shape} [B,L,D], got {tuple(m.shape)}"
+            )
         return ISMTS(self.v * m, m, self.t, self.y, self.d)
 
     @staticmethod
@@ -84,6 +94,17 @@ def validate(self: ISMTS) -> 'ISMTS':
     if (v[m == 0] != 0).any():
         raise ValueError("values must be 0 where the mask is 0")
     return self
+
+# %% ../nbs/00_core.ipynb #f1beee06
+def kind_of(
+    x,  # any value given where a tensor was expected
+) -> str:
+    "What `x` is, for an error: its type's full name, with dtype and shape for an array or tensor."
+    t = type(x)
+    name = t.__qualname__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+    if hasattr(x, 'dtype') and hasattr(x, 'shape'):
+        return f"{name} of {x.dtype}, shape {tuple(x.shape)}"
+    return name
 
 # %% ../nbs/00_core.ipynb #307a05b8
 def seed_everything(

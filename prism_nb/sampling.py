@@ -4,26 +4,28 @@
 
 # %% ../nbs/02_sampling.ipynb #11be2b60
 from __future__ import annotations
-import math, sys
+import contextlib, functools, math, random, sys, threading, time
 
 import numpy as np
 import torch
 
-from .core import derive_seed, ConfigError, Registry
+from .core import derive_seed, ConfigError, Registry, check_registry_name, claim_name
+from .core import kind_of
 
 # %% auto #0
-__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH', 'CONCENTRATED_CONDITIONS',
-           'CONCENTRATION_SETTINGS', 'SEVERITY_KNOBS', 'PAPER_SEVERITY', 'PAPER_SEVERITY_NAMES',
-           'PAPER_SEVERITY_CONDITIONS', 'HARC_CONDITIONS', 'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask',
-           'observed_cells', 'channel_counts', 'observed_steps', 'is_synchronized', 'register_condition',
-           'random_condition', 'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition',
-           'rand_feat_condition', 'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition',
-           'mid_condition', 'concentrated_condition', 'desync_share_condition', 'check_knob',
-           'nested_feature_condition', 'knob_condition', 'check_budget', 'register_signal_condition', 'sees_values',
-           'send_on_delta_masks', 'send_on_delta_condition', 'check_condition', 'condition_masks',
-           'condition_masks_within', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks',
-           'pattern_starts', 'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate',
-           'group_accuracies', 'worst_group_accuracy', 'environment_ids', 'augment_mask', 'span_mask', 'bunch_mask']
+__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'PROBE_WINDOWS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH',
+           'CONCENTRATED_CONDITIONS', 'CONCENTRATION_SETTINGS', 'SEVERITY_KNOBS', 'PAPER_SEVERITY',
+           'PAPER_SEVERITY_NAMES', 'PAPER_SEVERITY_CONDITIONS', 'HARC_CONDITIONS', 'CONDITION_WATCH_S',
+           'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask', 'observed_cells', 'channel_counts', 'observed_steps',
+           'is_synchronized', 'register_condition', 'check_deterministic', 'random_condition', 'regular_condition',
+           'desync_condition', 'feature_allocation', 'fixed_feat_condition', 'rand_feat_condition',
+           'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition', 'mid_condition',
+           'concentrated_condition', 'desync_share_condition', 'check_knob', 'nested_feature_condition',
+           'knob_condition', 'check_budget', 'register_signal_condition', 'sees_values', 'send_on_delta_masks',
+           'send_on_delta_condition', 'check_condition', 'watching', 'condition_masks', 'condition_masks_within',
+           'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks',
+           'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy',
+           'environment_ids', 'augment_mask', 'span_mask', 'bunch_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
 def budget_steps(
@@ -115,9 +117,9 @@ def register_condition(
     def deco(
         fn,
     ):  # the module applying it registers (a plugin passing the package's function: no built-in)
-        return CONDITIONS.register(
-            name, fn, replace, module=sys._getframe(1).f_globals.get('__name__', '')
-        )
+        module = sys._getframe(1).f_globals.get('__name__', '')
+        _register_checked(name, fn, replace, module, sees=False)
+        return fn
 
     return deco
 
@@ -125,6 +127,59 @@ def register_condition(
 def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
     "Masks [n,L,D] observing all D channels at the kept steps [n,L]."
     return keep_steps.unsqueeze(-1).float().expand(-1, -1, D).contiguous()
+
+# %% ../nbs/02_sampling.ipynb #e761a26e
+PROBE_WINDOWS = 4  # windows of HAR-C's shape (128 steps x 6 channels) a new condition is probed on
+
+
+def check_deterministic(
+    name: str,  # the condition's name, for the error
+    fn,  # the condition: `fn(n, L, D, steps, g)`, or `fn(v, m, steps, g)` when `sees`
+    sees: bool = False,  # whether `fn` draws from the values
+):
+    "ConfigError naming `name` when `fn` draws two different masks from one generator state."
+    n, L, D = PROBE_WINDOWS, 128, 6
+    steps = budget_steps(L)
+    v = torch.randn(n, L, D, generator=torch.Generator().manual_seed(derive_seed(0, 'probe')))
+    outs, py, npy = [], random.getstate(), np.random.get_state()
+    try:
+        # torch's global generator restored after the probe, as numpy's and random's in `finally`
+        with torch.random.fork_rng(devices=[]):
+            for _ in range(2):
+                g = torch.Generator().manual_seed(derive_seed(0, 'probe', name))
+                try:
+                    args = (v.clone(), torch.ones(n, L, D)) if sees else (n, L, D)
+                    outs.append(fn(*args, steps, g))
+                except Exception:
+                    return  # made for other shapes: its masks are checked where they are drawn
+    finally:
+        random.setstate(py)
+        np.random.set_state(npy)
+    a, b = outs
+    if not (torch.is_tensor(a) and torch.is_tensor(b)):
+        return  # no masks at all: refused where they are drawn, with the shape it should have
+    a, b = a.float().nan_to_num(-1.0), b.float().nan_to_num(-1.0)
+    if a.shape != b.shape or not torch.equal(a, b):
+        raise ConfigError(
+            f"condition {name!r} drew different masks twice from one generator state (probe: {n} "
+            f"windows of {L} steps x {D} channels): it draws from something other than its "
+            "generator `g` (torch's global generator, numpy, random, the clock); draw every random "
+            "number from `g`, so that one seed gives one set of masks"
+        )
+
+
+def _register_checked(name, fn, replace: bool, module: str, sees: bool):
+    "Register `fn` as `name` after the name checks and, from outside the package, the probe."
+    if not callable(fn):
+        raise ConfigError(f"condition {name!r} must be a function, got {kind_of(fn)}")
+    check_registry_name(name, CONDITIONS.kind, CONDITIONS.names, CONDITIONS)
+    same = name in CONDITIONS and CONDITIONS.identity(CONDITIONS[name]) == CONDITIONS.identity(fn)
+    # every name check of `register`, on copies, first: a refused name runs nothing, changes nothing
+    claim_name(dict.fromkeys(CONDITIONS), name, set(CONDITIONS.builtin), module, same, replace,
+               CONDITIONS.kind, CONDITIONS.names)
+    if module.split('.')[0] != 'prism_nb':
+        check_deterministic(name, fn, sees)
+    return CONDITIONS.register(name, fn, replace, module=module)
 
 # %% ../nbs/02_sampling.ipynb #456187c8
 @register_condition('Random')
@@ -405,10 +460,12 @@ def check_budget(
     name: str = 'mask',  # what to call the masks in errors
 ) -> torch.Tensor:
     "`m` if it is a float32 binary [n,L,D] mask with `steps*D` cells per window; else ValueError."
+    if not torch.is_tensor(m):
+        raise ValueError(f"{name}: masks must be a torch tensor [n,L,D], got {kind_of(m)}")
     if m.ndim != 3:
         raise ValueError(f"{name}: masks must be [n,L,D], got shape {tuple(m.shape)}")
     if m.dtype != torch.float32:
-        raise ValueError(f"{name}: masks must be float32, got {m.dtype}")
+        raise ValueError(f"{name}: masks must be torch.float32, got {m.dtype}")
     if not ((m == 0) | (m == 1)).all():
         raise ValueError(f"{name}: masks must be binary")
     cells = observed_cells(m)
@@ -428,12 +485,28 @@ def register_signal_condition(
     "Decorator adding a condition `fn(v, m, steps, g) -> mask [n,L,D]` that sees the values `v`."
 
     def deco(fn):
-        fn.sees_values = True  # what `condition_masks` asks before it draws
-        return CONDITIONS.register(
-            name, fn, replace, module=sys._getframe(1).f_globals.get('__name__', '')
-        )
+        if not callable(fn):
+            raise ConfigError(f"condition {name!r} must be a function, got {kind_of(fn)}")
+        module = sys._getframe(1).f_globals.get('__name__', '')
+        _register_checked(name, _SignalCondition(fn), replace, module, sees=True)
+        return fn
 
     return deco
+
+
+class _SignalCondition:
+    "A condition `fn(v, m, steps, g)` as the registry holds it: marked as one that sees the values."
+
+    sees_values = True  # what `condition_masks` asks before it draws
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        # what the registry tells definitions apart by: a plain condition's function registered as
+        # one that sees the values is another definition (a built-in's name stays refused)
+        self.__qualname__ = f"{getattr(fn, '__qualname__', type(fn).__qualname__)} (sees values)"
+
+    def __call__(self, v, m, steps, g):
+        return self.__wrapped__(v, m, steps, g)
 
 
 def sees_values(name: str) -> bool:
@@ -493,6 +566,35 @@ def check_condition(
         )
     return name
 
+# %% ../nbs/02_sampling.ipynb #6f739350
+CONDITION_WATCH_S = 60.0  # a condition drawing longer says so on stderr, again each as many seconds
+
+
+@contextlib.contextmanager
+def watching(
+    name: str,  # the condition drawing
+    n: int,  # windows it draws for
+    every: float | None = None,  # seconds between lines; None: `CONDITION_WATCH_S`
+):
+    "A block during which a line on stderr names condition `name` every `every` seconds it runs."
+    every = CONDITION_WATCH_S if every is None else every
+    done, t0 = threading.Event(), time.monotonic()
+
+    def speak():
+        while not done.wait(every):
+            print(
+                f"condition {name!r} is still drawing masks for {n} windows after "
+                f"{time.monotonic() - t0:.0f} s (a condition takes seconds; interrupt a hung one)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    threading.Thread(target=speak, name=f'watching condition {name}', daemon=True).start()
+    try:
+        yield
+    finally:
+        done.set()
+
 # %% ../nbs/02_sampling.ipynb #69859545
 def condition_masks(
     name: str,  # condition name, a key of `CONDITIONS`
@@ -513,6 +615,11 @@ def condition_masks(
     steps = budget_steps(L, rate)
     g = torch.Generator().manual_seed(derive_seed(seed, 'condition', name))
     if sees_values(name):
+        if values is not None and not torch.is_tensor(values):
+            raise ValueError(
+                f"{name} draws its masks from the signal: values must be a torch tensor, got "
+                f"{kind_of(values)}"
+            )
         if values is None or tuple(values.shape) != (n, L, D):
             raise ValueError(
                 f"{name} draws its masks from the signal: pass values=[n,L,D]={[n, L, D]}, got "
@@ -520,9 +627,15 @@ def condition_masks(
             )
         if not bool(torch.isfinite(values).all()):
             raise ValueError(f"{name} draws its masks from the signal: values must be finite")
-        m = CONDITIONS[name](values.cpu().float(), torch.ones(n, L, D), steps, g)
+        # copies: writing into them changes neither the caller's windows nor later conditions
+        v = values.detach().to('cpu', torch.float32, copy=True)
+        with watching(name, n):
+            m = CONDITIONS[name](v, torch.ones(n, L, D), steps, g)
     else:
-        m = CONDITIONS[name](n, L, D, steps, g)
+        with watching(name, n):
+            m = CONDITIONS[name](n, L, D, steps, g)
+    if not torch.is_tensor(m):
+        raise ValueError(f"{name}: a condition must return masks [n,L,D], got {kind_of(m)}")
     if tuple(m.shape) != (n, L, D):
         raise ValueError(f"{name}: expected masks of shape {(n, L, D)}, got {tuple(m.shape)}")
     return check_budget(m, steps, name)

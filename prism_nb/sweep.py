@@ -4,15 +4,17 @@
 
 # %% ../nbs/08_sweep.ipynb #12b32fa4
 from __future__ import annotations
-import ctypes, json, math, os, re, shlex, signal, subprocess, sys
+import ctypes, json, math, os, re, shlex, signal, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .core import config_id, repo_root, load_plugins, folder_path, PluginError
+from .core import config_id, repo_root, load_plugins, folder_path, PluginError, kind_of
+from .core import ConfigError
 from .algorithms import algorithm_class
-from .config import make_config, record_path, task_of, check_seeds, check_int
+from .config import make_config, record_path, task_of, check_seeds
+from .config import check_threads, check_workers, MAX_THREADS
 from .records import read_record, DamagedRecordError
 
 # %% auto #0
@@ -38,6 +40,13 @@ def sweep_configs(
 # %% ../nbs/08_sweep.ipynb #47f10a87
 def _literal(v) -> str:
     return json.dumps(v) if isinstance(v, (dict, list)) else ('None' if v is None else str(v))
+
+
+def _typed_apart(v) -> bool:
+    "Whether papermill's `-p` would read the string `v` as something else (a number, bool, None)."
+    from papermill.cli import _resolve_type
+
+    return isinstance(v, str) and _resolve_type(v) != v
 
 
 def _yaml_value(v) -> str:
@@ -82,6 +91,8 @@ def sweep_commands(
         params = ' '.join(
             f'-y {q(f"{k}: {_yaml_value(v)}")}'
             if isinstance(v, (dict, list))
+            else f'-r {k} {q(v)}'
+            if _typed_apart(v)
             else f'-p {k} {q(_literal(v))}'
             for k, v in cfg.items()
         )
@@ -151,15 +162,41 @@ def _sorted_records(
     return skipped, todo, damaged
 
 # %% ../nbs/08_sweep.ipynb #57025b2f
+def _outcome_line(
+    k: int,  # the run's place among the sweep's runs, from 1
+    total: int,  # the runs the sweep started
+    name: str,  # the run's record name
+    outcome: str,  # 'done', 'in progress' or 'FAILED'
+    path: Path | None,  # its record file, read for a run done
+    t0: float,  # `time.monotonic()` when the sweep started its runs
+) -> str:
+    "A finished run's line: place, outcome, name, its record's Avg. and time, the sweep's time."
+    head, tail = f'sweep [{k}/{total}] {outcome} {name}', f'sweep at {time.monotonic() - t0:.0f} s'
+    if outcome != 'done' or path is None:
+        return f'{head} ({tail})'
+    try:
+        rec = read_record(path)
+    except FileNotFoundError:
+        return f'{head}: no record found at {path} ({tail})'
+    except Exception as e:  # damaged or needing code: said, the sweep goes on
+        return f'{head}: its record does not read ({type(e).__name__}) ({tail})'
+    avg = rec.get('avg')
+    score = f'Avg. {avg:.2f}' if isinstance(avg, (int, float)) else 'no Avg. in its record'
+    secs = rec.get('timing', {}).get('total_seconds')
+    trained = f', trained in {secs:.0f} s' if isinstance(secs, (int, float)) else ''
+    return f'{head}: {score}{trained} ({tail})'
+
+
 def _collect(
     futures: list,  # (config, record name, future of `run_command`) in the order submitted
     failed: list,  # (name, error) reported so far (damaged records): the runs that fail are added
     progress: bool,
+    results_dir: Path | None = None,  # where the records are, for each run's line; None: no score
 ) -> tuple:
     "(names done, names being trained by another worker); `failed` gets the runs that failed."
-    done, in_progress = [], []
+    done, in_progress, t0 = [], [], time.monotonic()
     bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
-    for cfg, name, fut in futures:
+    for k, (cfg, name, fut) in enumerate(futures, 1):
         try:
             code, err = fut.result()
         # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no
@@ -168,12 +205,18 @@ def _collect(
             code, err = -1, f'{type(e).__name__}: {e}'
         if code == 0:
             done.append(name)
+            outcome = 'done'
         elif 'RunInProgress' in err:  # another sweep's run holds the lock: it will write the record
             in_progress.append(name)
+            outcome = 'in progress'
             print(f'skipped {name}: being trained by another worker', file=sys.stderr)
         else:
             failed.append((name, err))
+            outcome = 'FAILED'
             print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
+        path = record_path(cfg, results_dir) if results_dir is not None else None
+        # above the bar when it is shown, and a line of its own when it is not
+        tqdm.write(_outcome_line(k, len(futures), name, outcome, path, t0), file=sys.stderr)
         bar.update(1)
         bar.set_postfix(failed=len(failed))
     bar.close()
@@ -188,6 +231,7 @@ def _run_all(
     workers: int,
     failed: list,  # as in `_collect`
     progress: bool,
+    results_dir: Path | None = None,  # as in `_collect`
 ) -> tuple:
     "Run the commands on `executor` and collect the outcomes: (names done, names in progress)."
     # the workers' papermill is the one installed beside this Python, whether or not its venv
@@ -199,7 +243,7 @@ def _run_all(
             (cfg, name, ex.submit(run_command, cmd, str(root), bin_dir))
             for (cfg, name), cmd in zip(todo, cmds)
         ]
-        return _collect(futures, failed, progress)
+        return _collect(futures, failed, progress, results_dir)
     finally:
         if executor is None:
             ex.shutdown()
@@ -222,6 +266,32 @@ def _print_sweep_summary(summary: dict):
         file=sys.stderr,
     )
 
+# %% ../nbs/08_sweep.ipynb #576d5a3f
+def _checked_configs(
+    cfgs,  # the sweep's configs
+) -> list:
+    "The configs, each one as `make_config` builds it; ConfigError naming the config otherwise."
+    out = []
+    for i, cfg in enumerate(cfgs):
+        if not isinstance(cfg, dict):
+            raise ConfigError(
+                f"sweep config {i} must be a config dict (make_config, sweep_configs), got "
+                f"{kind_of(cfg)}"
+            )
+        try:
+            checked = make_config(**cfg)
+        except ConfigError as e:
+            which = f"{cfg.get('method')}, seed {cfg.get('seed')}"
+            raise ConfigError(f"sweep config {i} ({which}): {e}") from None
+        if checked != cfg:
+            diff = sorted(k for k in {**checked, **cfg} if checked.get(k) != cfg.get(k))
+            raise ConfigError(
+                f"sweep config {i}: {diff} differ from what make_config makes of it, so its record "
+                "would land under another id; build configs with make_config or sweep_configs"
+            )
+        out.append(cfg)
+    return out
+
 # %% ../nbs/08_sweep.ipynb #38ad8332
 def run_sweep(
     cfgs,
@@ -238,8 +308,12 @@ def run_sweep(
     "Run configs without a record; dict of lists: done, skipped, in_progress, failed (name, error)."
     root = repo_root()
     results_dir = _results_folder(results_dir, root)
+    cores = None if executor is None else MAX_THREADS  # an executor's machines: not this one
+    threads = check_threads(threads, cores)
+    workers = check_workers(workers, cores)
+    load_plugins(plugins)  # a plugin's method, task or condition is checked like the package's
+    cfgs = _checked_configs(cfgs)
     skipped, todo, damaged = _sorted_records(cfgs, results_dir)
-    threads = check_int('threads', threads, 1)  # another machine's cores: not checked here
     out_dir = Path(out_dir or root / 'runs')
     out_dir.mkdir(parents=True, exist_ok=True)
     cmds = sweep_commands(
@@ -254,7 +328,9 @@ def run_sweep(
     failed = list(damaged)
     for name, err in damaged:
         print(f'FAILED {name}: {err}', file=sys.stderr)
-    done, in_progress = _run_all(todo, cmds, root, executor, workers, failed, progress)
+    done, in_progress = _run_all(
+        todo, cmds, root, executor, workers, failed, progress, results_dir
+    )
     summary = dict(done=done, skipped=skipped, in_progress=in_progress, failed=failed)
     if progress:
         _print_sweep_summary(summary)
