@@ -18,19 +18,25 @@ Jupyter Book reads a temporary copy of nbs/ prepared the way nbdev prepares note
 - links written relative to nbs/, as JupyterLab and the README need them (`../tables/harc.md`,
   `../nbs/05_prism.ipynb`, `![...](../figures/x.png)`), become a notebook's page, an image copied into the site, or
   any other file of the repository on its host (`repo_links`);
-- the table of contents comes from nbs/sidebar.yml, which must list every notebook once;
-- tools/docs/*.css and *.js (the site's style sheet: long code lines wrap, wide tables scroll in their own box; and
+- the table of contents comes from nbs/sidebar.yml, which must list every notebook once (a scratch notebook, one git
+  does not track and the sidebar does not list, such as JupyterLab's Untitled.ipynb, is left out with a note);
+- a heading that opens a code cell's Markdown output (`display(Markdown('## Headline result ...'))`) becomes a
+  Markdown cell before the cell: myst-nb renders a heading inside an output as a rubric, no section, so the page's
+  contents panel would not list it (`leading_headings`);
+- tools/docs/*.css and *.js (the site's style sheet: long code lines wrap; tables fit their column, set compact
+  where they must be and given room from a sidebar where that is not enough, a number cell never wrapping; and
   click-to-enlarge: a figure shown narrower than its natural size opens full size on click) go into the book's
   `_static/`, where Jupyter Book adds them to every page;
-- the results pages (`WIDE_PAGES`: paper, results, tuning, bunching) get a wide layout (a marker that
+- the results and study pages (`WIDE_PAGES`: paper, results, tuning, bunching, paper_severity) get a wide layout (a marker that
   tools/docs/prism.css reads: no right-hand table of contents, the article as wide as the window allows), and on
   `OUTPUT_ONLY_PAGES` (paper, results) every code cell is `remove-input` (only outputs shown; a cell without outputs
   is left out); the notebooks themselves are not touched;
 - source links: the repository has no public URL (settings.ini's git_url, github.com/prism-nb/prism_nb, does not
   exist), so show_doc's `[source]` links and links to other repository files (`../tables/harc.md`, LICENSE) point at
   a copy of the file within the site: `_repo/<path>.html` (Pygments-highlighted, a line's anchor `#L12` as on
-  GitHub; Markdown files rendered), an image or PDF copied as it is (`repo_pages`). tools/check_docs.py fails on
-  any link to github.com/prism-nb;
+  GitHub; Markdown files rendered), an image or PDF copied as it is (`repo_pages`); so does a source link written
+  relative to nbs/ in HTML (`<a href="../prism_nb/sampling.py#L80">`, which JupyterLab opens). tools/check_docs.py
+  fails on any link to github.com/prism-nb or another placeholder;
 - each matplotlib PNG the site shows (an image output, or a ../figures/*.png) is tagged with a PNG tEXt chunk
   `prism:min-font-pt`: the smallest font size, in points, that the code that drew it uses (`FigureFonts`), which
   tools/check_docs.py turns into the size the reader sees.
@@ -39,7 +45,8 @@ Sphinx's warnings are shown and counted; the build fails on any (the site has no
 With --quarto (tools/build_docs.sh, where Quarto is installed): nbdev_docs itself, in this process, so that one rule
 of nbdev's can be changed: to render show_doc, nbdev runs exported cells, show_doc cells and any cell with an import,
 including a cell that mixes imports with other code (its FAQ warns about them); the notebooks' inline tests have such
-cells that depend on earlier test cells and fail when run alone, so here only cells made of imports alone run.
+cells that depend on earlier test cells and fail when run alone, so here only cells made of imports alone run. Its
+source links point at the site's copies of the files as above, and its doc links are relative (`quarto`).
 
 Usage: python tools/build_docs.py [--keep DIR] [--quarto]   (--keep: prepare the book in DIR and keep it, to look at)"""
 import argparse, ast, base64, copy, html, json, re, shutil, struct, subprocess, sys, tempfile, time, zlib
@@ -56,26 +63,38 @@ cfg = get_config(path=ROOT)
 SITE_URL = cfg.doc_host.rstrip('/') + '/' + cfg.doc_baseurl.strip('/') + '/'  # where nbdev's doc links point
 REPO_URL = f"{cfg.git_url.rstrip('/')}/blob/{cfg.branch}/"  # where nbdev's source links point (no such site: see repo_pages)
 REPO_DIR = '_repo'  # a repository file `rel` is shown at _docs/_repo/<rel>.html (text) or _docs/_repo/<rel> (image, PDF)
-WIDE_PAGES = {'paper', 'results', 'tuning', 'bunching'}  # the results pages: a wide layout (tools/docs/prism.css)
+WIDE_PAGES = {'paper', 'results', 'tuning', 'bunching', 'paper_severity'}  # the results and study pages: a wide layout (tools/docs/prism.css)
 OUTPUT_ONLY_PAGES = {'paper', 'results'}  # their code cells hidden, outputs shown
 WIDE_MARKER = '<div class="prism-wide-page"></div>'  # prism.css: `body:has(.prism-wide-page)` widens the page
 
 def page(nb_name: str) -> str: return _nbpath2html(Path(nb_name)).stem  # 02_sampling.ipynb -> sampling
 def text(x) -> str: return ''.join(x) if isinstance(x, list) else (x or '')
 
+def tracked_notebooks():
+    "The notebooks of nbs/ that git tracks (None where git or the repository's .git is not at hand)."
+    try: r = subprocess.run(['git', 'ls-files', '--', f'{NBS.name}/*.ipynb'], cwd=ROOT, capture_output=True, text=True)
+    except OSError: return None
+    return {Path(l).name for l in r.stdout.split()} if r.returncode == 0 else None
+
 def sidebar() -> list:
-    "The notebooks in nbs/sidebar.yml in order, as (section or None, notebook); each notebook must be listed once."
+    """The notebooks in nbs/sidebar.yml in order, as (section or None, notebook); each notebook must be listed once.
+    A scratch notebook (one that git does not track, or an `Untitled*.ipynb` where there is no git, and that
+    nbs/sidebar.yml does not list: JupyterLab's File > New puts one in nbs/) is left out, with a one-line note."""
     entries = []
     def walk(items, section):
         for it in items:
             if isinstance(it, str): entries.append((section, it))
             else: walk(it.get('contents', []), it.get('section'))
     walk(yaml.safe_load((NBS / 'sidebar.yml').read_text())['website']['sidebar']['contents'], None)
-    names, on_disk = [n for _, n in entries], sorted(p.name for p in NBS.glob('*.ipynb'))
-    missing, extra, twice = set(on_disk) - set(names), set(names) - set(on_disk), {n for n in names if names.count(n) > 1}
+    names, on_disk, tracked = [n for _, n in entries], sorted(p.name for p in NBS.glob('*.ipynb')), tracked_notebooks()
+    scratch = sorted(n for n in set(on_disk) - set(names) if (n not in tracked if tracked is not None else n.startswith('Untitled')))
+    why = 'git does not track it' if tracked is not None else 'named Untitled'
+    for n in scratch: print(f'docs: leaving out nbs/{n}, a scratch notebook ({why}, nbs/sidebar.yml does not list it); '
+                            'list it in nbs/sidebar.yml to publish it')
+    missing, extra, twice = set(on_disk) - set(names) - set(scratch), set(names) - set(on_disk), {n for n in names if names.count(n) > 1}
     if missing or extra or twice or names[0] != 'index.ipynb':
-        sys.exit(f'nbs/sidebar.yml must list each notebook once, index.ipynb first: missing {sorted(missing)}, '
-                 f'not in nbs/ {sorted(extra)}, twice {sorted(twice)}')
+        sys.exit(f'nbs/sidebar.yml must list each notebook of nbs/ once, index.ipynb first: add {sorted(missing)} to it, '
+                 f'remove {sorted(extra)} (not in nbs/), list once {sorted(twice)}')
     return entries
 
 def toc(entries) -> dict:
@@ -106,7 +125,10 @@ def repo_href(rel: str, frag: str = '') -> str:
     binary = Path(rel).suffix.lower() in BINARY_SUFFIXES
     return f'{REPO_DIR}/{rel}{"" if binary else ".html"}{"" if binary else frag}'
 
-_re_repo_url = re.compile(re.escape(REPO_URL) + r'([^)\s"#]+)(#[^)\s"]*)?')
+# the committed show_doc outputs link to settings.ini's git_url as it was when they ran (the placeholder below, if
+# git_url has changed since): both are taken for the repository's files
+PLACEHOLDER_REPO_URL = 'https://github.com/prism-nb/prism_nb/blob/main/'
+_re_repo_url = re.compile('(?:' + '|'.join(map(re.escape, sorted({REPO_URL, PLACEHOLDER_REPO_URL}))) + r')([^)\s"\'#]+)(#[^)\s"\']*)?')
 def local_repo_urls(md: str, files: set) -> str:
     "Links to the repository on its (nonexistent) host as links to the site's copy of the file; the file added to `files`."
     def sub(m):
@@ -159,6 +181,20 @@ def shift_headings(md: str, top: int) -> str:
         out.append(l)
     return '\n'.join(out)
 
+_re_leading_headings = re.compile(r'\A\s*((?:#{1,6}[ \t]+\S[^\n]*\n?\s*)+)')
+def leading_headings(outputs: list) -> str:
+    """The Markdown headings that open a cell's first Markdown output (`display(Markdown('## Headline ...'))`), taken
+    out of it (the output keeps the rest). myst-nb renders a heading inside an output as a rubric, which is no section:
+    the page's contents panel would not list it. nbdev's Quarto site lists it; here it becomes a Markdown cell of its
+    own before the cell, so it does too."""
+    first = next((o for o in outputs if 'text/markdown' in o.get('data', {})), None)
+    if first is None or first is not next((o for o in outputs if o.get('data') or o.get('text')), None): return ''
+    md = text(first['data']['text/markdown'])
+    m = _re_leading_headings.match(md)
+    if not m: return ''
+    first['data']['text/markdown'] = md[m.end():]
+    return m.group(1).strip()
+
 def prepare(nb: dict, pagename: str = '', fonts=None) -> tuple:
     "The notebook as its docs page `pagename` (see the module's docstring) and the anchors of its API entries."
     shown = {show_doc_markdown(text(o.get('data', {}).get('text/markdown')))[1] for c in nb['cells']
@@ -191,12 +227,16 @@ def prepare(nb: dict, pagename: str = '', fonts=None) -> tuple:
         if not src and not c.get('outputs'): continue
         tags = [t for k, v, t in [('echo', 'false', 'remove-input'), ('output', 'false', 'remove-output'),
                                   ('code-fold', None, 'hide-input')] if k in d and (v is None or d[k] == v)]
-        if fonts is not None: fonts.tag_outputs(c, src, nb, section)
         if pagename in OUTPUT_ONLY_PAGES:  # the results pages show what the code made, not the code
             if 'remove-output' in tags or not c.get('outputs'): continue
             tags = [t for t in tags if t != 'hide-input'] + ['remove-input'] * ('remove-input' not in tags)
+        if fonts is not None: fonts.tag_outputs(c, src, nb, section)
+        outputs = copy.deepcopy(c.get('outputs', []))
+        if 'remove-output' not in tags and (lead := leading_headings(outputs)):  # a heading the code displays
+            cells.append(md_cell(lead, f'{cell_id}-heading'))                    # becomes a section of the page
+            section, level = lead, headings(lead)[-1]
         cells.append({'cell_type': 'code', 'execution_count': c.get('execution_count'), 'id': cell_id,
-                      'metadata': {'tags': tags} if tags else {}, 'outputs': copy.deepcopy(c.get('outputs', [])), 'source': src})
+                      'metadata': {'tags': tags} if tags else {}, 'outputs': outputs, 'source': src})
     if pagename in WIDE_PAGES: cells.append(md_cell(WIDE_MARKER, 'prism-wide-page'))
     meta = {'kernelspec': nb['metadata'].get('kernelspec', {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}),
             'language_info': {'name': 'python', 'pygments_lexer': 'ipython3'}}
@@ -224,7 +264,18 @@ def repo_links(md: str, images: set, files: set) -> str:
         if target.startswith('nbs/') and target.endswith('.ipynb'): return f'[{label}]({page(Path(target).name)}.html{frag})'
         files.add(target)
         return f'[{label}]({repo_href(target, frag)})'
-    return local_repo_urls(_re_repo_link.sub(sub, md), files)
+    return local_repo_urls(html_repo_links(_re_repo_link.sub(sub, md), files), files)
+
+_re_html_repo_link = re.compile(r'(\bhref=["\'])\.\./([^"\'#\s]+)(#[^"\'\s]*)?(["\'])')
+def html_repo_links(markup: str, files: set) -> str:
+    """`href="../prism_nb/sampling.py#L80"` in HTML (a source link written relative to nbs/, which JupyterLab opens):
+    a notebook's page, or the site's copy of the file (added to `files`)."""
+    def sub(m):
+        start, target, frag, end = m.group(1), m.group(2), m.group(3) or '', m.group(4)
+        if target.startswith('nbs/') and target.endswith('.ipynb'): return f'{start}{page(Path(target).name)}.html{frag}{end}'
+        files.add(target)
+        return f'{start}{repo_href(target, frag)}{end}'
+    return _re_html_repo_link.sub(sub, markup)
 
 def link(nb: dict, linkify, images: set, files: set) -> None:
     for c in nb['cells']:
@@ -232,7 +283,7 @@ def link(nb: dict, linkify, images: set, files: set) -> None:
         for o in c.get('outputs', []):
             data = o.get('data', {})
             if 'text/markdown' in data: data['text/markdown'] = linkify(repo_links(text(data['text/markdown']), images, files))
-            if 'text/html' in data: data['text/html'] = local_repo_urls(text(data['text/html']), files)
+            if 'text/html' in data: data['text/html'] = local_repo_urls(html_repo_links(text(data['text/html']), files), files)
 
 _re_md_image = re.compile(r'!\[[^\]]*\]\([^)\s]+\)')
 def figures(nb: dict) -> int:
@@ -442,11 +493,20 @@ def runs_for_docs(cell) -> bool:
     return len(nbdev.processors._show_docs(trees)) == len(trees)
 
 def quarto() -> None:
+    """nbdev_docs, with exec_show_docs running only `runs_for_docs` cells, and nbdev's links made to work on this site:
+    a show_doc source link points at the site's copy of the file (`_repo/prism_nb/x.py.html#L12`, written by
+    `repo_pages` once Quarto is done) instead of settings.ini's git_url, and a doc link is relative instead of
+    absolute on doc_host (neither host exists)."""
     import nbdev.processors
     from nbdev.quarto import nbdev_docs
     sidebar()  # each notebook listed once
     nbdev.processors._do_eval = runs_for_docs  # exec_show_docs looks it up when it runs (in this process: n_workers=0)
-    nbdev_docs.__wrapped__(n_workers=0)
+    files, code, doc = set(), NbdevLookup.code, NbdevLookup.doc
+    NbdevLookup.code = lambda self, sym: local_repo_urls(code(self, sym) or '', files) or None
+    NbdevLookup.doc = lambda self, sym: (url[len(SITE_URL):] if (url := doc(self, sym)) and url.startswith(SITE_URL) else url)
+    try: nbdev_docs.__wrapped__(n_workers=0)
+    finally: NbdevLookup.code, NbdevLookup.doc = code, doc
+    repo_pages(files)
 
 # ---- loaded by Sphinx as a local extension
 _re_anchor = re.compile(r'^<div id="([^"]+)"></div>\s*$')

@@ -1,4 +1,4 @@
-"""Check the built docs site (_docs/) in a real browser: headless Chromium, driven through chromedriver's
+r"""Check the built docs site (_docs/) in a real browser: headless Chromium, driven through chromedriver's
 W3C WebDriver HTTP interface with the standard library only (Debian's `chromium` and `chromium-driver`).
 
 _docs/ is served on 127.0.0.1 (a free port). On every page of the site (or those named) this
@@ -12,8 +12,16 @@ fails (exit 1, saying what and where) on
   MathJax output;
 - a search page that finds nothing: `search.html?q=make_config` must list at least one page;
 - at laptop width (the window is 1280 px wide), on the index and paper pages: a code block that scrolls sideways (it
-  would hide part of a command; tools/docs/prism.css makes code wrap), or a page wider than the window (a table too
-  wide for the column scrolls inside its own box instead);
+  would hide part of a command; tools/docs/prism.css makes code wrap);
+- on every page, at a 1280-px and at a 1920-px window (`WIDTHS`; the page loaded at the first, then resized): a table
+  of the article that does not fit its column: wider than the box it sits in (the cell's output area, a scroll box,
+  the article's content box), scrolling within its own box (its last columns hidden to the right), or reaching past
+  the column's edge, named by page, width, its number on the page, the heading above it and its first columns
+  (tools/docs/prism.js fits tables: compact type, then room from a sidebar); and a page wider than the window;
+- on the index, at both widths: no contents panel shown (the right-hand "Contents" list), no entry in it for a
+  heading whose text starts with "Headline", or an entry that starts with "Install" before it (the page leads with
+  the answer; a heading inside a code cell's output is no section, so it is missing from the panel unless
+  tools/build_docs.py makes it one);
 - a figure whose text the reader sees below 8 pt (every page, at the 1280-px window). For each <img> of the article
   that is a matplotlib PNG (its `Software` tEXt chunk says Matplotlib): the figure was saved at `dpi` (the PNG's pHYs
   chunk: 100 for notebook outputs, matplotlib's figure.dpi; 150 for figures/*.png, `save_figure`'s default; 100
@@ -28,13 +36,16 @@ fails (exit 1, saying what and where) on
   build) is assumed at PAPER_RC's smallest size (read from prism_nb/report.py). Each figure's effective size is
   printed; below 8 fails, naming page and image. Where tools/docs/prism.js is loaded (the Jupyter Book site), a
   figure shown narrower than its natural size must also be click-to-enlarge (class prism-zoomable);
-- a table cell that wraps a number: a <td> of the article with a digit whose text runs over more than one line
+- a table cell that wraps a number (at both widths): a <td> of the article with a digit whose text runs over more than one line
   (lines counted from the text's line boxes, Range.getClientRects, not from the cell's height and padding), where
   the cell is a number (digits and the signs numbers come with: . , ± % — ( ) /, and 3 other characters at most,
-  as in `n=3`) or a number in it is itself broken across lines; prose in a cell that merely holds a digit may wrap;
+  as in `n=3`) or a number in it (outside code and links: a hash, a file name or a URL may break) is itself broken
+  across lines; prose in a cell that merely holds a digit may wrap;
 - more or fewer than one search box (visible search fields and buttons outside the article) on a page;
-- any link (href or src) in any HTML file of the site, _repo/ included, to github.com/prism-nb or settings.ini's
-  git_url: the repository has no public URL; its files are shown within the site (_repo/, see tools/build_docs.py).
+- any link (href or src) in any HTML file of the site, _repo/ included, to a placeholder: github.com/prism-nb,
+  settings.ini's git_url or doc_host (prism-nb.github.io), the example domains, or a file's name taken for a host
+  (`http://SOURCE.md`, what Markdown's fuzzy linkify made of "SOURCE.md: 212 deaths"). The repository has no public
+  URL; its files are shown within the site (_repo/, see tools/build_docs.py).
 
 Usage: python tools/check_docs.py [--docs _docs] [--pages index.html sampling.html ...]
 Build the site first: bash tools/build_docs.sh"""
@@ -131,6 +142,49 @@ const sideways = Array.from(root.querySelectorAll('pre')).filter(e => e.scrollWi
 const page = document.documentElement;
 return [sideways.map(e => (e.textContent || '').trim().split('\n')[0].slice(0, 80)), page.scrollWidth - page.clientWidth];"""
 OVERFLOW_PAGES = ('index.html', 'paper.html')
+WIDTHS = (1280, 1920)  # the windows the layout is checked at: a laptop's, and a desktop's
+# tables that do not fit their column: wider than the box they sit in (a scroll box such as the cell's output area, or
+# the article's content box), scrolling within their own box (display: block), or reaching past the column's right
+# edge; each named by its number on the page, the heading above it and its first header cells. And how far the page
+# scrolls sideways.
+TABLE_FIT_JS = r"""
+const root = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
+const content = box => { const s = getComputedStyle(box);
+                         return box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight); };
+const rs = getComputedStyle(root), rr = root.getBoundingClientRect();
+const right = rr.left + root.clientLeft + root.clientWidth - parseFloat(rs.paddingRight);
+const heads = Array.from(root.querySelectorAll('h1, h2, h3, h4, h5, h6, .rubric'));
+const out = [];
+Array.from(root.querySelectorAll('table')).forEach((t, i) => {
+  const r = t.getBoundingClientRect();
+  if (r.width === 0) return;
+  const wide = Math.max(t.scrollWidth, Math.round(r.width)), why = [];
+  if (t.scrollWidth > t.clientWidth + 1) why.push(`scrolls within its own box (${t.scrollWidth} px of table in ${t.clientWidth} px)`);
+  for (let a = t.parentElement; a && a !== root.parentElement; a = a.parentElement) {
+    if (!a.clientWidth) continue;  // an inline element: no box of its own
+    if (wide > content(a) + 1) {
+      why.push(`${wide} px wide in a ${Math.round(content(a))}-px ${a === root ? 'column' : 'box (' + (a.className || a.tagName).toString().split(' ')[0] + ')'}`);
+      break;
+    }
+  }
+  if (r.right > right + 1) why.push(`reaches ${Math.round(r.right - right)} px past the column`);
+  if (!why.length) return;
+  const above = heads.filter(h => h.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+  const first = t.querySelector('tr');
+  const cols = first ? Array.from(first.children).map(c => c.textContent.trim()).filter(x => x).slice(0, 4).join(' | ') : '';
+  out.push([i + 1, above ? above.textContent.replace(/[#¶]/g, '').trim().slice(0, 60) : '', cols.slice(0, 70), why.join('; ')]);
+});
+const p = document.documentElement;
+return [out, p.scrollWidth - p.clientWidth, Math.round(content(root))];"""
+# the index's contents panel (the right-hand "on this page" list; Quarto: nav#TOC): shown, and its entries in order
+TOC_JS = r"""
+const panel = document.querySelector('.bd-sidebar-secondary .bd-toc-nav, .bd-sidebar-secondary nav, nav#TOC');
+if (!panel) return [false, []];
+const r = panel.getBoundingClientRect(), s = getComputedStyle(panel);
+const side = panel.closest('.bd-sidebar-secondary, #quarto-margin-sidebar') || panel;
+const shown = r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && getComputedStyle(side).display !== 'none';
+return [shown, Array.from(panel.querySelectorAll('a')).map(a => [a.textContent.trim().replace(/\s+/g, ' '), a.getAttribute('href') || ''])];"""
+HEADLINE_PAGE, HEADLINE, INSTALL = 'index.html', re.compile(r'^headline', re.I), re.compile(r'^install', re.I)
 # figures: every image of the article (Quarto: main), its natural and displayed width, whether prism.js made it zoomable
 FIGURES_JS = r"""
 const root = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
@@ -160,6 +214,7 @@ for (const td of root.querySelectorAll('td')) {
   let broken = false;
   for (const node of texts(td)) {
     if (broken) break;
+    if (node.parentElement.closest('code, a, kbd, samp')) continue;  // a hash, a file name or a URL: no number
     for (const m of node.textContent.matchAll(/[-+−]?\d[\d.,]*(?:e[-+]?\d+)?%?/g)) {
       const r = document.createRange(); r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
       if (lines(Array.from(r.getClientRects())) > 1) { broken = true; break; }
@@ -229,36 +284,43 @@ def check_figures(wd, page, base, docs, problems, report) -> None:
         if zoom and shown < natural - 1 and not zoomable:
             problems.append(f'{page}: figure {src} is shown narrower than its natural size but is not click-to-enlarge')
 
-def check_tables(wd, page, problems) -> int:
+def check_tables(wd, page, problems, window=1280) -> int:
     "A table cell that wraps a number (see the module's docstring); the number of cells with a digit looked at."
     cells = wd.js(TABLES_JS)
     for txt, n, broken, col, row, width in cells:
         if n > 1 and (broken or len(NUMBER_CHARS.findall(txt)) <= 3):
-            problems.append(f'{page}: a table cell wraps a number over {n} lines: {txt!r} (column {col!r}, row {row!r}, '
-                            f'{width} px wide)')
+            problems.append(f'{page} at {window} px: a table cell wraps a number over {n} lines: {txt!r} (column {col!r}, '
+                            f'row {row!r}, {width} px wide)')
     return len(cells)
 
 def check_search_box(wd, page, problems) -> None:
     boxes = wd.js(SEARCH_BOX_JS)
     if len(boxes) != 1: problems.append(f'{page}: {len(boxes)} search boxes, not one: {boxes}')
 
-def repo_hosts() -> list:
-    "Where the repository is said to live but is not: settings.ini's git_url, and github.com/prism-nb."
+def placeholder_hosts() -> list:
+    """Where the repository and its site are said to live but do not: settings.ini's git_url and doc_host (nbdev's
+    source and doc links are made from them), github.com/prism-nb, and the example domains."""
     import configparser
     c = configparser.ConfigParser(); c.read(ROOT / 'settings.ini')
-    url = c['DEFAULT'].get('git_url', '').rstrip('/')
-    return sorted({u for u in (url.split('://')[-1], 'github.com/prism-nb') if u})
+    urls = [c['DEFAULT'].get(k, '').rstrip('/').split('://')[-1] for k in ('git_url', 'doc_host')]
+    return sorted({u for u in urls + ['github.com/prism-nb', 'prism-nb.github.io', 'example.com', 'example.org', 'example.net'] if u})
 
+# a file's name taken for a host: Markdown's linkify made `http://SOURCE.md` of the words "SOURCE.md: 212 deaths"
+_re_file_host = re.compile(r'^[a-z]+://[^/.?#]+\.(md|py|ipynb|txt|csv|json|ya?ml|cff|ini|toml|sh|cfg|png|pdf|zip|gz|parquet)(?=[/?#:]|$)', re.I)
 _re_attr = re.compile(r'''\b(?:href|src)\s*=\s*["']?([^"'\s>]+)''', re.I)
-def check_repo_links(docs: Path, problems) -> int:
-    "No href or src in any HTML file of the site (_repo/ included) points at the repository's nonexistent host."
-    hosts, n = [h.lower() for h in repo_hosts()], 0
+def check_placeholder_links(docs: Path, problems) -> int:
+    """No href or src in any HTML file of the site (_repo/ included) points at a placeholder: the repository's or the
+    site's nonexistent host (`placeholder_hosts`), or a file's name taken for a host (`http://SOURCE.md`)."""
+    hosts, n = [h.lower() for h in placeholder_hosts()], 0
     for f in sorted(docs.rglob('*.html')):
         for url in _re_attr.findall(f.read_text(errors='replace')):
-            if any(h in url.lower() for h in hosts):
+            low = url.lower().split('://')[-1] if '://' in url else ''
+            what = ('a host that does not exist' if any(low.startswith(h) or f'.{h}' in low.split('/')[0] for h in hosts)
+                    else 'a file name taken for a host (Markdown linkify)' if _re_file_host.match(url) else None)
+            if what:
                 n += 1
-                if n <= 20: problems.append(f'{f.relative_to(docs)}: link to {url}, which is not where this repository lives')
-    if n > 20: problems.append(f'... and {n - 20} more links to {hosts}')
+                if n <= 20: problems.append(f'{f.relative_to(docs)}: link to {url}: {what}')
+    if n > 20: problems.append(f'... and {n - 20} more links to placeholders')
     return n
 
 def status_of(url: str) -> tuple:
@@ -292,6 +354,45 @@ def check_overflow(wd, page, problems) -> None:
     for first_line in sideways: problems.append(f'{page}: a code block scrolls sideways at this width: {first_line!r}')
     if excess > 1: problems.append(f'{page}: the page is {excess} px wider than the window')
 
+def check_fit(wd, page, width, problems) -> tuple:
+    "At this window width: every table of the article fits its column, and the page does not scroll sideways."
+    bad, excess, column = wd.js(TABLE_FIT_JS)
+    for n, above, cols, why in bad:
+        problems.append(f'{page} at {width} px: table {n} (under {above!r}; columns {cols!r}) does not fit the '
+                        f'{column}-px column: {why}')
+    if excess > 1: problems.append(f'{page} at {width} px: the page is {excess} px wider than the window (it scrolls sideways)')
+    return len(bad)
+
+def check_headline(wd, page, width, problems) -> None:
+    """On the index: the contents panel is shown and lists a heading whose text starts with "Headline", before any
+    entry that starts with "Install" (the page leads with the answer; a heading that only code displays is no
+    section of the page and is missing from the panel: tools/build_docs.py makes one that opens a cell's output a
+    section)."""
+    if Path(page).name != HEADLINE_PAGE: return
+    shown, entries = wd.js(TOC_JS)
+    names = [t for t, _ in entries]
+    head = next((i for i, t in enumerate(names) if HEADLINE.match(t)), None)
+    install = next((i for i, t in enumerate(names) if INSTALL.match(t)), None)
+    if not shown: problems.append(f'{page} at {width} px: no contents panel shown (the right-hand "Contents" list)')
+    if head is None:
+        problems.append(f'{page} at {width} px: the contents panel has no entry for a heading that starts with '
+                        f'"Headline" (it lists {names[:8]}); the headline result must be a Markdown heading of the page')
+    elif install is not None and install < head:
+        problems.append(f'{page} at {width} px: the contents panel lists {names[install]!r} before {names[head]!r}: '
+                        'the headline result must come before the install details')
+
+def settle(wd, script, seconds=5):
+    "`script`'s result once two readings 0.2 s apart agree (the page re-laid out after a resize), or after `seconds`."
+    last = wd.js(script)
+    for _ in range(int(seconds / 0.2)):
+        time.sleep(0.2)
+        now = wd.js(script)
+        if now == last: break
+        last = now
+    return last
+
+def resize(wd, width, height=1000): wd.session('POST', '/window/rect', {'width': width, 'height': height})
+
 def check_search(wd, base, problems) -> int:
     wd.get(urllib.parse.urljoin(base, f'search.html?q={SEARCH_TERM}'))
     n, summary = wait(wd, SEARCH_JS, lambda r: 'found' in r[1].lower() or 'did not match' in r[1].lower())
@@ -308,7 +409,7 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
     srv, base = serve(docs)
     problems, n_img, n_links, n_math, site_links, figures, n_cells = [], 0, 0, 0, set(), [], 0
     t0 = time.time()
-    n_repo = check_repo_links(docs, problems)
+    n_repo = check_placeholder_links(docs, problems)
     with tempfile.TemporaryDirectory(prefix='chromium-profile-') as profile:
         wd = WebDriver(chromium, chromedriver, profile)
         try:
@@ -320,7 +421,13 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
                 n_mjx = check_math(wd, page, problems)
                 check_overflow(wd, page, problems)
                 check_figures(wd, page, base, docs, problems, figures)
-                n_cells += check_tables(wd, page, problems)
+                n_tables = []
+                for width in WIDTHS:  # the page loads at the first; the others are the same page resized
+                    if width != WIDTHS[0]: resize(wd, width); settle(wd, TABLE_FIT_JS)
+                    n_cells += check_tables(wd, page, problems, width)
+                    n_tables.append(check_fit(wd, page, width, problems))
+                    check_headline(wd, page, width, problems)
+                if len(WIDTHS) > 1: resize(wd, WIDTHS[0])
                 if Path(page).name != 'search.html': check_search_box(wd, page, problems)
                 time.sleep(0.3)  # late console messages
                 imgs, links, logs = wd.js(IMAGES_JS), wd.js(LINKS_JS), wd.console()
@@ -354,7 +461,7 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
             print(f'  {"FAIL" if eff < MIN_PT - 1e-6 else "ok  "} {eff:4.1f} pt  {page}: {src}  {shown:.0f}/{natural} px, '
                   f'{f"{dpi:.0f} dpi" if dpi else "100 dpi assumed"}, {font:g} pt ({why})')
     print(f'{len(figures)} matplotlib figures sized, {n_cells} table cells with a digit looked at, '
-          f'{n_repo} links to the repository\'s nonexistent host')
+          f'{n_repo} links to placeholders')
     print(f'checked {len(pages)} pages, {n_img} images, {n_math} typeset formulas, {n_links} links ({len(targets)} distinct '
           f'pages within the site, each fetched; {n_frag} links with a #fragment, each found) in {time.time() - t0:.1f} s')
     for p in problems: print('FAIL:', p)
