@@ -24,8 +24,9 @@ from .report import paper_dir
 from .sampling import CONCENTRATION_SETTINGS, HARC_CONDITIONS
 
 # %% auto #0
-__all__ = ['MAX_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 'COVERAGE', 'check_timing', 'cpu_seconds', 'compute_ledger',
-           'records_cpu_hours', 'rerun_spread', 'backbone_coverage', 'coverage_table', 'paper_labels']
+__all__ = ['MAX_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 'SECONDS_PER_WINDOW', 'PRETRAIN_LOAD_SECONDS',
+           'MAX_OVERHEAD_SECONDS', 'COVERAGE', 'check_timing', 'cpu_seconds', 'compute_ledger', 'records_cpu_hours',
+           'rerun_spread', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
 # %% ../nbs/11b_ledger.ipynb #1dfef6e9
 def _harc_artefacts(c: dict) -> list:
@@ -126,7 +127,10 @@ def _cell_of(kind: str, r: dict) -> str:
 # %% ../nbs/11b_ledger.ipynb #b9563f36
 MAX_THREADS = 1024  # the most threads or cores a record may claim
 MAX_RECORD_SECONDS = 30 * 24 * 3600.0  # the longest time one record may claim (30 days)
-CPU_SLACK = (0.10, 5.0)  # CPU time may exceed wall x threads by this share plus these seconds
+CPU_SLACK = (0.10, 5.0)  # CPU time may exceed wall x min(threads, cores) by this share plus these s
+SECONDS_PER_WINDOW = (1e-7, 1.0)  # a training window's share of an epoch: floor, ceiling (seconds)
+PRETRAIN_LOAD_SECONDS = 60.0  # reading a reused pretrained encoder, beyond its pretraining epochs
+MAX_OVERHEAD_SECONDS = 7200.0  # a run's time outside its epochs and pretraining: load, score, save
 
 # %% ../nbs/11b_ledger.ipynb #a128f1f5
 def _seconds(where: str, v, what: str, most: float = MAX_RECORD_SECONDS) -> float:
@@ -149,6 +153,78 @@ def _count(where: str, v, what: str) -> int:
         )
     return v
 
+# %% ../nbs/11b_ledger.ipynb #ba614db9
+def _threads(r: dict, where: str) -> tuple:
+    "(torch threads, the record's cores or None): each a count, no thread count above the cores."
+    threads = _count(where, r.get('torch_threads', 1), 'torch_threads')
+    facts = r.get('cpu') if isinstance(r.get('cpu'), dict) else {}
+    cores = _count(where, facts['cores'], 'cpu.cores') if facts.get('cores') is not None else None
+    claims = [('torch_threads', threads)]
+    if facts.get('threads') is not None:
+        claims.append(('cpu.threads', _count(where, facts['threads'], 'cpu.threads')))
+    for what, n in claims:
+        if cores is not None and n > cores:
+            raise DamagedRecordError(
+                f"{where}: {what} = {n} is more than the record's cpu.cores = {cores}: a run uses "
+                "no more threads than its machine has cores, so the record was edited or damaged"
+            )
+    if cores is None and threads > 1:
+        raise DamagedRecordError(
+            f"{where}: torch_threads = {threads}, but the record names no core count (cpu.cores) "
+            "to hold them to, so its cost cannot be counted"
+        )
+    return threads, cores
+
+# %% ../nbs/11b_ledger.ipynb #b3feaaf2
+def _train_windows(r: dict) -> int | None:
+    "A run's training windows: `data.n_train` (the HAR-C tasks), `data.train.stays` (clinical)."
+    d = r.get('data') if isinstance(r.get('data'), dict) else {}
+    train = d.get('train') if isinstance(d.get('train'), dict) else {}
+    n = d.get('n_train', train.get('stays'))
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+# %% ../nbs/11b_ledger.ipynb #1eef6dbf
+def _check_run_time(r: dict, where: str, wall: float):
+    "A run's times against its epochs and windows: the floor, the ceilings, the parts in the whole."
+    t, (lo, hi), n = r['timing'], SECONDS_PER_WINDOW, _train_windows(r)
+    epochs = r.get('epochs_run') if isinstance(r.get('epochs_run'), int) else 0
+    pre_epochs = len(r['pretrain_history']) if isinstance(r.get('pretrain_history'), list) else 0
+    spe, pre = t.get('seconds_per_epoch', 0.0), t.get('pretrain_seconds', 0.0)
+    parts, of = epochs * spe + pre, f"{n or 'unrecorded'} training windows"
+    bounds = [
+        (epochs and not spe > lo * (n or 0),
+         f"timing.seconds_per_epoch = {spe:.6g} is not above the floor of {lo:g} s per training "
+         f"window x {of} for its {epochs} epochs"),
+        (n and spe > hi * n, f"timing.seconds_per_epoch = {spe:.6g} is more than {hi:g} s per "
+         f"training window x {of}"),
+        (n and pre > hi * n * pre_epochs + PRETRAIN_LOAD_SECONDS,
+         f"timing.pretrain_seconds = {pre:.6g} is more than {pre_epochs} pretraining epoch(s) "
+         f"take at {hi:g} s per training window x {of} (+ {PRETRAIN_LOAD_SECONDS:g} s to load "
+         "an encoder)"),
+        (parts > wall * (1 + 1e-6) + 0.01,
+         f"timing.total_seconds = {wall:.6g} is less than its {epochs} epochs and pretraining take "
+         f"({parts:.6g} s: epochs_run x seconds_per_epoch + pretrain_seconds)"),
+        (wall - parts > MAX_OVERHEAD_SECONDS,
+         f"timing.total_seconds = {wall:.6g} leaves {wall - parts:.6g} s outside its epochs and "
+         f"pretraining, more than loading, scoring and saving take ({MAX_OVERHEAD_SECONDS:g} s)"),
+    ]
+    for broken, what in bounds:
+        if broken:
+            raise DamagedRecordError(f"{where}: {what}: the record was edited or damaged")
+
+# %% ../nbs/11b_ledger.ipynb #b336a7de
+def _check_cpu(where: str, cpu: float, wall: float, threads: int, cores: int | None):
+    "DamagedRecordError if `cpu` seconds exceed wall x min(threads, cores) with `CPU_SLACK`."
+    share, extra = CPU_SLACK
+    most = wall * min(threads, cores or threads) * (1 + share) + extra
+    if cpu > most:
+        limit = f"min({threads} thread(s), {cores} core(s))" if cores else f"{threads} thread(s)"
+        raise DamagedRecordError(
+            f"{where}: timing.process_cpu_seconds = {cpu:.6g} is more than {limit} can spend in "
+            f"timing.total_seconds = {wall:.6g} ({most:.6g} s with {share:.0%} + {extra:g} s of "
+            "slack): the record was edited or damaged"
+        )
+
 # %% ../nbs/11b_ledger.ipynb #4084fea0
 def check_timing(
     r: dict,  # a record (a `Record` names its file in the error)
@@ -156,7 +232,11 @@ def check_timing(
     "`r` if its times, threads and cores are within physical bounds; else DamagedRecordError."
     where = str(getattr(r, 'path', None) or 'record')
     if 'timing' not in r:  # an evaluation record: its seconds only
-        _seconds(where, r.get('seconds', 0.0), 'seconds')
+        if _seconds(where, r.get('seconds', 0.0), 'seconds') == 0 and 'seconds' in r:
+            raise DamagedRecordError(
+                f"{where}: seconds = {r['seconds']!r}: an evaluation scores windows, which takes "
+                "time; the record was edited or damaged"
+            )
         return r
     t = r['timing']
     if not isinstance(t, dict):
@@ -165,31 +245,22 @@ def check_timing(
     for k in ('pretrain_seconds', 'seconds_per_epoch'):
         if k in t:
             _seconds(where, t[k], f'timing.{k}')
-    threads = _count(where, r.get('torch_threads', 1), 'torch_threads')
-    cpu_facts = r.get('cpu') if isinstance(r.get('cpu'), dict) else {}
-    for k in ('cores', 'threads'):
-        if cpu_facts.get(k) is not None:
-            _count(where, cpu_facts[k], f'cpu.{k}')
+    threads, cores = _threads(r, where)
+    _check_run_time(r, where, wall)
     if 'process_cpu_seconds' in t:
         cpu = _seconds(where, t['process_cpu_seconds'], 'timing.process_cpu_seconds', math.inf)
-        share, extra = CPU_SLACK
-        most = wall * threads * (1 + share) + extra
-        if cpu > most:
-            raise DamagedRecordError(
-                f"{where}: timing.process_cpu_seconds = {cpu:.6g} is more than {threads} "
-                f"thread(s) can spend in timing.total_seconds = {wall:.6g} ({most:.6g} s with "
-                f"{share:.0%} + {extra:g} s of slack): the record was edited or damaged"
-            )
+        _check_cpu(where, cpu, wall, threads, cores)
     return r
 
 # %% ../nbs/11b_ledger.ipynb #7e9fcb4b
 def cpu_seconds(r: dict) -> float:
-    "CPU seconds a record cost: its CPU time, else wall time x threads; an evaluation's seconds."
+    "CPU seconds a record cost: CPU time, else wall time x min(threads, cores); an evaluation's."
     check_timing(r)
     if 'timing' not in r:
         return r.get('seconds', 0.0)
-    return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * (
-        r.get('torch_threads') or 1
+    cores = (r.get('cpu') or {}).get('cores') or r.get('torch_threads') or 1
+    return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * min(
+        r.get('torch_threads') or 1, cores
     )
 
 # %% ../nbs/11b_ledger.ipynb #b56526bc
