@@ -23,7 +23,7 @@ VARIANTS = ('no_esamp', 'no_efeat', 'no_views', 'avg')
 
 if __name__ == '__main__':
     import prism_nb  # noqa: F401  (registers harc_ps and harc_mend)
-    from prism_nb.bunching import MEND_CANDIDATES, MEND_SELECTION_SEEDS, mend_choice, mend_config
+    from prism_nb.mend import MEND_CANDIDATES, MEND_SELECTION_SEEDS, mend_choice, mend_config
     from prism_nb.config import make_config
     from prism_nb.sweep import run_sweep
 

@@ -23,7 +23,7 @@ os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 if __name__ == '__main__':
     import prism_nb  # noqa: F401  (registers harc_fresh and harc_mend)
-    from prism_nb.bunching import mend_choice, mend_config
+    from prism_nb.mend import mend_choice, mend_config
     from prism_nb.config import record_path
     from prism_nb.records import read_records
     from prism_nb.sweep import run_sweep

@@ -16,7 +16,7 @@ os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 if __name__ == '__main__':
     import torch
     from prism_nb.analysis import evaluation_path
-    from prism_nb.bunching import BURST_DESIGN, _prism_defaults, burst_record, mend_choice, mend_config
+    from prism_nb.mend import BURST_DESIGN, _prism_defaults, burst_record, mend_choice, mend_config
     from prism_nb.checkpoints import checkpoint_file
     from prism_nb.config import record_path
     from prism_nb.records import read_record
