@@ -27,9 +27,9 @@ from prism_nb.harc_tasks import (  # the task lives in the task layer; re-export
 )
 
 # %% auto #0
-__all__ = ['SELECTION_RULES', 'PROTOCOL_NAMES', 'search_configs', 'tuned_frame', 'select_draws', 'rule_summary',
-           'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead', 'baseline_order',
-           'tuned_findings', 'plot_tuning']
+__all__ = ['TUNED_FRAME_COLUMNS', 'SELECTION_RULES', 'PROTOCOL_NAMES', 'search_configs', 'tuned_frame', 'select_draws',
+           'rule_summary', 'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead',
+           'baseline_order', 'tuned_findings', 'plot_tuning']
 
 # %% ../nbs/20_tuning.ipynb #8b3b8c7a
 def search_configs(
@@ -51,6 +51,12 @@ def search_configs(
     ]
 
 # %% ../nbs/20_tuning.ipynb #f55bba19
+TUNED_FRAME_COLUMNS = [  # one row per run and condition: what the selection rules read
+    'protocol', 'method', 'draw', 'seed', 'condition', 'val_acc', 'acc', 'oracle', 'report',
+    'worst_class_acc', 'worst_class', 'collapsed',
+]
+
+
 def _long_rows(rec: dict, protocol: str, draw: int) -> list:
     "One row per condition of `protocol` in record `rec` (of draw `draw`)."
     cfg, split = rec['config'], rec.get('split_metrics', {})
@@ -96,21 +102,7 @@ def tuned_frame(
                 path = record_path(make_config(method=m, seed=s, **extra), root)
                 if path.exists():
                     rows += _long_rows(read_record(path), protocol, 0)
-    cols = [
-        'protocol',
-        'method',
-        'draw',
-        'seed',
-        'condition',
-        'val_acc',
-        'acc',
-        'oracle',
-        'report',
-        'worst_class_acc',
-        'worst_class',
-        'collapsed',
-    ]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=TUNED_FRAME_COLUMNS)
 
 # %% ../nbs/20_tuning.ipynb #d9926282
 SELECTION_RULES = ('training', 'oracle', 'defaults')

@@ -378,7 +378,7 @@ def search_frame(
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
     "`tuned_frame`'s rows for the records of `cfgs` that exist."
-    from prism_nb.tuning import _long_rows
+    from prism_nb.tuning import TUNED_FRAME_COLUMNS, _long_rows
 
     root, rows = results_root(results_dir), []
     for c in cfgs:
@@ -389,23 +389,7 @@ def search_frame(
                 rows += [r for p in PROTOCOLS for r in _long_rows(rec, p, c['draw'])]
             else:
                 rows += _long_rows(rec, task, 0)
-    return pd.DataFrame(
-        rows,
-        columns=[
-            'protocol',
-            'method',
-            'draw',
-            'seed',
-            'condition',
-            'val_acc',
-            'acc',
-            'oracle',
-            'report',
-            'worst_class_acc',
-            'worst_class',
-            'collapsed',
-        ],
-    )
+    return pd.DataFrame(rows, columns=TUNED_FRAME_COLUMNS)
 
 # %% ../nbs/22_verdict.ipynb #aad44306
 def run_protocol(
