@@ -27,9 +27,26 @@ from prism_nb.harc_tasks import (  # the task lives in the task layer; re-export
 )
 
 # %% auto #0
-__all__ = ['TUNED_FRAME_COLUMNS', 'SELECTION_RULES', 'PROTOCOL_NAMES', 'search_configs', 'tuned_frame', 'select_draws',
-           'rule_summary', 'draws_per_method', 'search_plan', 'tuned_table', 'tuning_effects', 'prism_lead',
-           'baseline_order', 'tuned_findings', 'plot_tuning']
+__all__ = ['SEARCH_KEYS', 'TUNED_FRAME_COLUMNS', 'SELECTION_RULES', 'PROTOCOL_NAMES', 'check_common', 'search_configs',
+           'tuned_frame', 'select_draws', 'rule_summary', 'draws_per_method', 'search_plan', 'tuned_table',
+           'tuning_effects', 'prism_lead', 'baseline_order', 'tuned_findings', 'plot_tuning']
+
+# %% ../nbs/20_tuning.ipynb #ce9f3526
+SEARCH_KEYS = ('dataset', 'method', 'draw', 'seed', 'lr', 'batch_size', 'hparams')
+
+
+def check_common(
+    common: dict,  # config keys the caller passes for every run
+    what: str,  # the function, for the message
+    owned=SEARCH_KEYS,  # the keys it sets itself
+):
+    "Refuse keys of `common` that `what` sets per run (ConfigError naming them)."
+    taken = sorted(set(common) & set(owned))
+    if taken:
+        raise ConfigError(
+            f"{what} sets {taken} itself (from each method's draw and the seeds): pass them as "
+            "its own arguments, or build single configs with make_config"
+        )
 
 # %% ../nbs/20_tuning.ipynb #8b3b8c7a
 def search_configs(
@@ -39,6 +56,7 @@ def search_configs(
     **common,  # other config keys, e.g. max_windows for a quick run
 ) -> list:
     "`harc_tuned` configs, draw-major: for each draw, each method, each trial seed."
+    check_common(common, 'search_configs')
     methods = method_names() if methods is None else list(methods)
     seeds = check_seeds(seeds)
     return [

@@ -17,7 +17,7 @@ from .records import read_record
 from .paper_severity import PS_COLUMNS
 from .report import pm
 from .harc_tasks import search_overrides
-from .tuning import PROTOCOLS, tuned_frame
+from .tuning import PROTOCOLS, check_common, tuned_frame
 from prism_nb.harc_tasks import (
     FRESH_SEED_FLOOR,
     FRESH_SEEDS,
@@ -102,6 +102,7 @@ def recipe_configs(
     **common,  # other config keys, e.g. max_windows for a quick run
 ) -> list:
     "`harc_fresh` configs, seed-major: for each seed, each method's draw."
+    check_common(common, 'recipe_configs')
     seeds = check_seeds(seeds)
     return [
         make_config(
@@ -351,6 +352,7 @@ def protocol_configs(
     **common,  # other config keys (QUICK for a smoke run)
 ) -> list:
     "The search of `method`: draw 0 in harc and harc_ps, draws > 0 in harc_tuned, per trial seed."
+    check_common(common, 'protocol_configs')
     out = []
     for d in draws:
         for s in check_seeds(trial_seeds):
