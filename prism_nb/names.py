@@ -7,10 +7,12 @@ from __future__ import annotations
 import re, sys, unicodedata
 
 # %% auto #0
-__all__ = ['NAME_RULE', 'PATH_RULE', 'check_registry_name', 'claim_name']
+__all__ = ['NAME_CHARS', 'NAME_MAX', 'NAME_RULE', 'PATH_RULE', 'check_registry_name', 'check_display_name', 'claim_name']
 
 # %% ../nbs/00e_names.ipynb #a770f172
-NAME_RULE = r'[A-Za-z0-9_.+-]+'  # what a registered name is made of (a regular expression)
+NAME_CHARS = r'[A-Za-z0-9_.-]'  # the characters of a registered name
+NAME_MAX = 64  # the longest name (the longest part of a record's file name, `check_name`)
+NAME_RULE = rf'[A-Za-z0-9]{NAME_CHARS}{{0,{NAME_MAX - 1}}}'  # a name, as a regular expression
 PATH_RULE = rf'{NAME_RULE}(/{NAME_RULE})*'  # relative paths: such names joined by '/'
 # letters of other scripts that read as Latin ones; NFKC leaves them as they are
 _LOOKALIKE = str.maketrans(
@@ -25,34 +27,88 @@ def _skeleton(name: str) -> str:
     return s.replace('-', '').replace('_', '')
 
 # %% ../nbs/00e_names.ipynb #fc45099c
+def _why_not(name: str, slash: bool) -> str:
+    "What is wrong with a `name` its rule refuses (`slash`: the rule joins names by '/')."
+    parts = name.split('/') if slash else [name]
+    odd = [c for c in name if not re.fullmatch(NAME_CHARS, c) and not (slash and c == '/')]
+    first = [p[0] for p in parts if p and not re.fullmatch('[A-Za-z0-9]', p[0])]
+    if not name:
+        return 'is empty'
+    if name != name.strip():
+        return 'starts or ends with a blank'
+    if odd:
+        return f"holds {odd[0]!r} (U+{ord(odd[0]):04X} {unicodedata.name(odd[0], 'unnamed')})"
+    if '' in parts:
+        return 'has an empty part'
+    if first:
+        part = 'has a part that ' if slash else ''
+        return f"{part}starts with {first[0]!r}, not a letter or a digit ('-x' reads as an option)"
+    if '..' in name:
+        return "holds '..'"
+    return f'is longer than {NAME_MAX} characters'
+
+# %% ../nbs/00e_names.ipynb #6dfcc2b9
 def check_registry_name(
     name,  # the name to check
     kind: str = 'name',  # what the registry holds, for the error
     names: str = NAME_RULE,  # the registry's rule: `NAME_RULE`, or `PATH_RULE` for paths
     taken=(),  # names registered already: the error says which one a bad name looks like
 ) -> str:
-    "`name` if `names` matches all of it and no part is only dots; else ValueError naming it."
+    "`name` if `names` matches all of it and it holds no '..'; else ValueError saying why."
     if not isinstance(name, str):
         raise ValueError(f"a {kind} name must be a str, got {name!r} ({type(name).__name__})")
-    parts = name.split('/')
-    if re.fullmatch(names, name) and all(p.strip('.') for p in parts):
+    if re.fullmatch(names, name) and '..' not in name:
         return name
     slash = re.fullmatch(names, 'a/b') is not None
-    odd = [c for c in name if not re.fullmatch(NAME_RULE, c) and not (slash and c == '/')]
-    if not name:
-        why = 'is empty'
-    elif name != name.strip():
-        why = 'starts or ends with a blank'
-    elif odd:
-        why = f"holds {odd[0]!r} (U+{ord(odd[0]):04X} {unicodedata.name(odd[0], 'unnamed')})"
-    else:
-        why = "has a part that is empty, '.' or '..'"
-    rule = 'ASCII letters, digits and _ - . +, not only dots' + (
-        ", such names joined by '/'" if slash else ''
+    rule = (
+        f"ASCII letters, digits and _ - ., starting with a letter or a digit, without '..', at "
+        f"most {NAME_MAX} characters" + (", such names joined by '/'" if slash else '')
     )
     like = [k for k in taken if isinstance(k, str) and _skeleton(k) == _skeleton(name)]
     looks = f"; it looks like the {kind} {like[0]!r}" if like else ''
+    why = _why_not(name, slash)
     raise ValueError(f"{kind} name {name!r} {why}: a {kind} name is {rule}{looks}")
+
+# %% ../nbs/00e_names.ipynb #a5512c2a
+def _shown(display: str) -> str:
+    "What a display name looks like: its letters and digits after NFKC, look-alikes, case folding."
+    s = unicodedata.normalize('NFKC', display).translate(_LOOKALIKE).casefold()
+    return ''.join(c for c in s if c.isalnum())
+
+# %% ../nbs/00e_names.ipynb #9783049e
+def check_display_name(
+    display,  # the name tables show for the entry
+    kind: str,  # what the registry holds, for the error
+    name: str,  # the entry's registered name, for the error
+    shown: dict,  # every other entry's name -> the name tables show for it
+) -> str:
+    "`display` if it is plain text that no other entry's display name looks like; else ValueError."
+    if not isinstance(display, str):
+        raise ValueError(
+            f"{kind} {name!r}: its display name must be a str, got {display!r} "
+            f"({type(display).__name__})"
+        )
+    odd = [c for c in display if unicodedata.category(c)[0] == 'C' or unicodedata.category(c)
+           in ('Zl', 'Zp')]
+    why = (
+        'starts or ends with a blank' if display != display.strip()
+        else f"holds {odd[0]!r} (U+{ord(odd[0]):04X} {unicodedata.name(odd[0], 'unnamed')})" if odd
+        else 'has no letter or digit' if not _shown(display)
+        else None
+    )
+    if why:
+        raise ValueError(
+            f"{kind} {name!r}: its display name {display!r} {why}: a display name is plain text "
+            "(no control, zero-width or bidirectional character, no blank around it)"
+        )
+    like = [(k, d) for k, d in shown.items() if k != name and _shown(d) == _shown(display)]
+    if like:
+        raise ValueError(
+            f"{kind} {name!r} would be shown as {display!r}, which looks like {like[0][1]!r}, how "
+            f"the {kind} {like[0][0]!r} is shown (display names are compared by their letters and "
+            "digits after NFKC, look-alike letters and case folding): choose another display name"
+        )
+    return display
 
 # %% ../nbs/00e_names.ipynb #c7b8f0cf
 def _is_package(module: str) -> bool:
@@ -80,8 +136,10 @@ def claim_name(
     replace: bool = False,  # the caller asks to replace a user entry of this name
     kind: str = 'name',  # what the registry holds, for the error
     names: str = NAME_RULE,  # the registry's rule for names (`check_registry_name`)
+    display: str | None = None,  # the name tables show for the entry (None: not checked)
+    shown: dict | None = None,  # name -> the name tables show, for every entry registered
 ):
-    "Refuse (ValueError) a bad or look-alike name, replacing a built-in, or a taken user name."
+    "Refuse (ValueError) a bad or look-alike name or display name, a built-in, a taken user name."
     check_registry_name(name, kind, names, registry)
     own = _is_package(module) and _package_importing()
     if name in builtin and not (own or (module == '__main__' and same)):
@@ -99,5 +157,7 @@ def claim_name(
             f"{kind} {name!r} looks like the registered {kind} {like[0]!r} (names are compared "
             "after NFKC normalisation and case folding, without '-' and '_'): choose another name"
         )
+    if shown is not None:  # no other entry is shown alike
+        check_display_name(display, kind, name, shown)
     if own:
         builtin.add(name)

@@ -145,8 +145,12 @@ def register(
     key, old = self.key(name), self._entries.get(self.key(name), _NO)
     same = old is not _NO and self.identity(old) == self.identity(obj)
     module = module or _caller(obj, 1)
-    claim_name(self._entries, key, self._builtin, module, same, replace, self.kind, self.names)
-    self._entries[key], self._display[key] = obj, display or name
+    display = name if display is None or display == '' else display
+    claim_name(
+        self._entries, key, self._builtin, module, same, replace, self.kind, self.names,
+        display, self._display,
+    )
+    self._entries[key], self._display[key] = obj, display
     return obj
 
 # %% ../nbs/00f_registry.ipynb #abb7e0cc
