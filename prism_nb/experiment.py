@@ -4,364 +4,64 @@
 
 # %% ../nbs/07d_experiment.ipynb #596da726
 from __future__ import annotations
-import html, math, os, platform, random, stat, sys, time, uuid, warnings
+import html, os, stat, sys, time, uuid, warnings
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from prism_nb.core import (
-    seed_everything,
-    derive_seed,
-    config_id,
-    atomic_write,
     atomic_write_json,
-    sha256_file,
-    digest_path,
+    cache_dir,
+    config_id,
+    folder_path,
     json_ready,
     load_plugins,
-    PluginError,
-    folder_path,
-    cache_dir,
-    open_regular,
     loaded_entry_points,
-    ISMTS,
-    ConfigError,
+    PluginError,
+    sha256_file,
 )
-from .algorithms import algorithm_class, method_names
-from .backbones import check_backbone
-from prism_nb.engine import (
-    fit,
-    deterministic_mode,
-    device_facts,
-    cpu_facts,
-    check_device,
-    predict,
-    progress_line,
-    _in_kernel,
-)
+from .engine import check_device, deterministic_mode, progress_line, _in_kernel
 from prism_nb.config import (
-    TaskData,
     check_bool,
     check_threads,
     check_writable,
     checkpoint_path,
     default_checkpoints_dir,
     make_config,
+    notebook_request,
     record_path,
     task_of,
 )
 from .checkpoints import CHECKPOINT_MAX_BYTES, checkpoint_file, save_checkpoint
 from .records import DamagedRecordError, Record, acquire_run_lock, check_record, read_record
-from .config import notebook_request
+
+# the run's training and what its record says of it (07ca_training), importable from here as before
+from prism_nb.training import (
+    BadTaskData,
+    TaskHookError,
+    build_algorithm,
+    check_task_data,
+    check_windows,
+    collapse_fields,
+    data_keys,
+    pretrain_checkpoint_path,
+    probe_task_hooks,
+    reuse_pretraining,
+    run_fields,
+    save_pretraining,
+    train_algorithm,
+    versions,
+)
+
+_all_ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
+         'save_pretraining', 'train_algorithm', 'BadTaskData', 'check_windows', 'check_task_data',
+         'TaskHookError', 'probe_task_hooks', 'collapse_fields', 'versions', 'run_fields']
 
 # %% auto #0
-__all__ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining', 'save_pretraining', 'train_algorithm',
-           'BadTaskData', 'check_windows', 'check_task_data', 'TaskHookError', 'probe_task_hooks', 'collapse_fields',
-           'versions', 'run_fields', 'run', 'run_from_notebook']
-
-# %% ../nbs/07d_experiment.ipynb #aa1ff9e0
-def build_algorithm(cfg: dict, info: dict):
-    "The config's method, initialized from the run's seed, sized from the data facts `info`."
-    cls = algorithm_class(cfg['method'])
-    check_backbone(cfg['backbone'], info['n_features'], info['seq_len'])  # once per process
-    seed_everything(derive_seed(cfg['seed'], 'init'))
-    hp = {'lr': cfg['lr'], **cfg['hparams']}
-    if cfg['variant'] != 'full':
-        hp['variant'] = cfg['variant']
-    if 'seed' in cls.defaults():
-        hp['seed'] = cfg['seed']  # methods with their own random draws seed them from the run
-    return cls(
-        n_features=info['n_features'],
-        seq_len=info['seq_len'],
-        n_classes=info['n_classes'],
-        n_domains=info['n_domains'],
-        backbone=cfg['backbone'],
-        hparams=hp,
-    )
-
-# %% ../nbs/07d_experiment.ipynb #7d006d3f
-def data_keys(cfg: dict) -> dict:
-    "The config entries that fix a run's data (the task's own but the results subfolder)."
-    return {k: cfg[k] for k in task_of(cfg).defaults if k != 'experiment' and k in cfg}
-
-# %% ../nbs/07d_experiment.ipynb #289feb9c
-def pretrain_checkpoint_path(cfg: dict, algo, checkpoints_dir) -> Path:
-    "Where `algo`'s pretrained state for `cfg` is shared, keyed by all pretraining depends on."
-    key = dict(
-        task=task_of(cfg).name,
-        data=data_keys(cfg),
-        method=cfg['method'],
-        backbone=cfg['backbone'],
-        seed=cfg['seed'],
-        pretrain_epochs=cfg['pretrain_epochs'],
-        batch_size=cfg['batch_size'],
-        hparams=algo.pretrain_signature(),
-    )
-    return (
-        Path(checkpoints_dir)
-        / 'pretrain'
-        / f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
-    )
-
-# %% ../nbs/07d_experiment.ipynb #ad62316b
-def reuse_pretraining(shared: Path) -> dict | None:
-    "The pretrained state at `shared` if its sha256 matches the digest beside it, else None."
-    if not shared.exists():
-        return None
-    try:
-        expected = digest_path(shared).read_text().strip() if digest_path(shared).exists() else None
-        if expected is None:
-            raise ValueError('no digest beside it')
-        if sha256_file(shared) != expected:
-            raise ValueError('its sha256 differs from the digest written beside it')
-        return torch.load(shared, map_location='cpu', weights_only=True)
-    # altered, truncated, not a torch file: pretrain again rather than train on damaged encoders
-    except Exception as e:
-        warnings.warn(
-            f"shared pretraining {shared} is damaged ({type(e).__name__}: {e}); "
-            "pretraining again and replacing it",
-            stacklevel=2,
-        )
-        shared.unlink(missing_ok=True)
-        digest_path(shared).unlink(missing_ok=True)
-        return None
-
-# %% ../nbs/07d_experiment.ipynb #40157ac1
-def save_pretraining(shared: Path, state: dict):
-    "Save a pretrained state for other runs to reuse, with its sha256 beside it."
-    atomic_write(shared, lambda tmp: torch.save(state, tmp), suffix='.pt')
-    atomic_write(digest_path(shared), lambda tmp: Path(tmp).write_text(sha256_file(shared) + '\n'))
-
-# %% ../nbs/07d_experiment.ipynb #b591aa96
-def _pretrain(
-    cfg: dict,
-    data: TaskData,
-    algo,  # the built method, on `device`
-    device,
-    progress: bool,
-    checkpoints_dir,  # where pretraining is shared; None: not shared
-) -> tuple:
-    "Pretrain `algo` or load a shared pretrained state: (pretraining log, reused path or None)."
-    shared = (
-        pretrain_checkpoint_path(cfg, algo, checkpoints_dir)
-        if checkpoints_dir is not None
-        else None
-    )
-    state = reuse_pretraining(shared) if shared is not None else None
-    if state is not None:
-        algo.load_pretrain_state(state['state'])
-        algo.to(device)
-        # relative to the checkpoints folder: no machine's path in a record
-        reused = Path(shared).relative_to(checkpoints_dir).as_posix()
-        if progress:
-            progress_line(f'pretraining reused from {shared}')
-        return state['history'], reused
-    pre_log = algo.pretrain(
-        data.train,
-        val=data.val,
-        epochs=cfg['pretrain_epochs'],
-        batch_size=cfg['batch_size'],
-        seed=cfg['seed'],
-        device=device,
-        progress=progress,
-    )
-    if shared is not None:
-        save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
-    return pre_log, None
-
-# %% ../nbs/07d_experiment.ipynb #7f71d498
-def train_algorithm(
-    cfg: dict, data: TaskData, device, progress: bool = True, checkpoints_dir=None
-) -> tuple:
-    "Build, pretrain (or reuse) and fit: (algo, pretrain log, fit log, pretrain s, reused path)."
-    task = task_of(cfg)
-    algo = build_algorithm(cfg, data.info).to(device)
-    # a task's hook that a record cannot hold: before any training
-    probe_task_hooks(cfg, data, algo)
-    t_pre, pre_log, reused = time.perf_counter(), [], None
-    if cfg['pretrain_epochs']:
-        pre_log, reused = _pretrain(cfg, data, algo, device, progress, checkpoints_dir)
-    pretrain_seconds = time.perf_counter() - t_pre
-    log = fit(
-        algo,
-        data.train,
-        data.val,
-        epochs=cfg['epochs'],
-        batch_size=cfg['batch_size'],
-        patience=cfg['patience'],
-        seed=cfg['seed'],
-        device=device,
-        progress=progress,
-        score=task.score,
-    )
-    return algo.for_inference(), pre_log, log, pretrain_seconds, reused
-
-# %% ../nbs/07d_experiment.ipynb #a51bd4c8
-class BadTaskData(ValueError):
-    "A task's loader returned windows that cannot be trained or scored on as they are."
-
-
-def check_windows(
-    x: ISMTS,  # one split of a task's data
-    n_classes: int,  # labels lie in [0, n_classes)
-    where: str,  # names the task and the split, for the error
-) -> ISMTS:
-    "`x` if it keeps the ISMTS contract, observes a cell per window and has labels in range."
-    if not isinstance(x, ISMTS):
-        raise BadTaskData(f"{where} is a {type(x).__name__}, not an ISMTS")
-    try:
-        x.validate()
-    except (ValueError, TypeError) as e:
-        why = str(e)
-        if 'NaN' in why and x.v.shape == x.m.shape:
-            bad = ~torch.isfinite(x.v)
-            why = (f"values (v) hold {int(bad.sum())} NaN or inf cells, "
-                   f"{int((bad & (x.m == 0)).sum())} of them where the mask is 0 (v * m keeps NaN "
-                   "there: unobserved cells must hold 0)")
-        raise BadTaskData(f"{where}: {why}") from None
-    if len(x) == 0:
-        raise BadTaskData(f"{where} holds no windows")
-    empty = (x.m.flatten(1).sum(1) == 0).nonzero().flatten()
-    if len(empty):
-        raise BadTaskData(f"{where}: mask (m) observes nothing in {len(empty)} window(s), the "
-                          f"first at index {int(empty[0])}: every window needs an observed cell")
-    if int(x.y.min()) < 0 or int(x.y.max()) >= n_classes:
-        raise BadTaskData(f"{where}: labels (y) must lie in [0, {n_classes}), got "
-                          f"{int(x.y.min())}..{int(x.y.max())}")
-    return x
-
-# %% ../nbs/07d_experiment.ipynb #179d8f12
-def check_task_data(
-    cfg: dict,  # the run's config: its task and method
-    data: TaskData,  # what the task's loader returned for it
-) -> TaskData:
-    "`data` if every split's windows are sound and the method can train on its domains."
-    task, cls = task_of(cfg), algorithm_class(cfg['method'])
-    info = data.info
-    n_classes = info['n_classes']
-    splits = [(data.train, 'source training windows (train)'),
-              (data.val, 'source validation windows (val)'),
-              *((x, f'test set {name!r}') for name, x in data.tests.items())]
-    for x, what in splits:
-        check_windows(x, n_classes, f"task {task.name}: {what}")
-    d = data.train.d
-    if int(d.min()) < 0 or int(d.max()) >= info['n_domains']:
-        raise BadTaskData(f"task {task.name}: source training windows (train): domains (d) must "
-                          f"lie in [0, {info['n_domains']}) (n_domains), got "
-                          f"{int(d.min())}..{int(d.max())}")
-    n_sources = len(torch.unique(d))
-    if cls.needs_domains and n_sources < 2:
-        raise ConfigError(
-            f"{cls.display} learns from source-domain labels but task {task.name} gives "
-            f"{n_sources} training domain: it would train as ERM under another name; methods "
-            f"that run with one: {', '.join(method_names(single_source=True))}"
-        )
-    return data
-
-# %% ../nbs/07d_experiment.ipynb #c6e4159c
-class TaskHookError(ConfigError):
-    "A task's own hook (evaluate, averages, record_stem) gives what a record cannot hold."
-
-
-def probe_task_hooks(
-    cfg: dict,  # the run's config
-    data: TaskData,  # the task's checked windows (`check_task_data`)
-    algo,  # the untrained model
-):
-    "The task's `evaluate` on the untrained `algo`; TaskHookError if no record could hold it."
-    task = task_of(cfg)
-    where = f"task {task.name}: its evaluate(algo, data, cfg) hook"
-    state = random.getstate(), np.random.get_state()
-    with torch.no_grad(), torch.random.fork_rng():  # the run's random streams are left untouched
-        out = task.evaluate(algo, data, cfg)
-    random.setstate(state[0])
-    np.random.set_state(state[1])
-    metrics = out.get('metrics') if isinstance(out, dict) else None
-    if not isinstance(metrics, dict) or not metrics:
-        raise TaskHookError(
-            f"{where} must return a dict with a non-empty 'metrics' dict, got {out!r}"
-        )
-    lo, hi = task.metric_range
-    bad = {
-        k: v
-        for k, v in metrics.items()
-        if isinstance(v, bool)
-        or not isinstance(v, (int, float))
-        or not math.isfinite(v)
-        or not lo <= v <= hi
-    }
-    if bad:
-        raise TaskHookError(f"{where} gives scores outside [{lo}, {hi}] (Task.metric_range): {bad}")
-    for key, names in (task.averages(cfg) if task.averages else {}).items():
-        missing = [n for n in names if n not in metrics]
-        if missing:
-            raise TaskHookError(
-                f"task {task.name}: averages(cfg) declares {key!r} over {missing}, which its "
-                f"evaluate hook does not give (it gives {sorted(metrics)})"
-            )
-
-# %% ../nbs/07d_experiment.ipynb #ccf81cf9
-def collapse_fields(
-    algo,  # the selected model
-    val: ISMTS,  # the source validation windows
-) -> dict:
-    "`collapsed`: whether `algo` predicts one class for every validation window; `collapsed_class`."
-    classes = predict(algo, val).unique()
-    one = len(val) > 1 and len(classes) == 1
-    return dict(collapsed=one, collapsed_class=int(classes[0]) if one else None)
-
-# %% ../nbs/07d_experiment.ipynb #ee53ac88
-def versions() -> dict:
-    "Versions of the software a record was made with."
-    import scipy, sklearn
-    from prism_nb import __version__
-
-    return dict(
-        prism_nb=__version__,
-        torch=torch.__version__,
-        numpy=np.__version__,
-        scipy=scipy.__version__,
-        sklearn=sklearn.__version__,
-        python=platform.python_version(),
-        machine=platform.machine(),
-        platform=platform.platform(),
-    )
-
-# %% ../nbs/07d_experiment.ipynb #dba2aac7
-def run_fields(
-    log: dict,
-    pre_log: list,
-    pretrain_seconds: float,
-    started: float,
-    device,
-    deterministic: bool = True,
-    cpu_started: float | None = None,  # `time.process_time()` when the run started
-) -> dict:
-    "Record fields every run shares: selection, histories, timing, device facts, threads, versions."
-    facts = device_facts(device)
-    cpu = (
-        {'process_cpu_seconds': time.process_time() - cpu_started}
-        if cpu_started is not None
-        else {}
-    )
-    return dict(
-        selected_epoch=log['selected_epoch'],
-        epochs_run=log['epochs_run'],
-        history=log['history'],
-        pretrain_history=pre_log,
-        timing=dict(
-            seconds_per_epoch=log['seconds_per_epoch'],
-            pretrain_seconds=pretrain_seconds,
-            total_seconds=time.perf_counter() - started,
-            **cpu,
-        ),
-        device=facts.pop('device'),
-        **({'gpu': facts} if facts else {'cpu': cpu_facts()}),
-        deterministic=deterministic,
-        torch_threads=torch.get_num_threads(),
-        versions=versions(),
-    )
+__all__ = ['run', 'run_from_notebook', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
+           'save_pretraining', 'train_algorithm', 'BadTaskData', 'check_windows', 'check_task_data', 'TaskHookError',
+           'probe_task_hooks', 'collapse_fields', 'versions', 'run_fields']
 
 # %% ../nbs/07d_experiment.ipynb #b06ac28f
 def _checkpoint_dir_field(ck_root: Path, results_dir) -> str | None:
@@ -599,28 +299,42 @@ def run(
             os.close(root_fd)
         lock.release()
 
+# %% ../nbs/07d_experiment.ipynb #20e79a65
+def _score(rec) -> str:
+    "A record's score in a few words: its Avg. where the task averages, else each metric."
+    if rec.get('avg') is not None:
+        return f"Avg. {rec['avg']:.2f}"
+    metrics = rec.get('metrics') or {}
+    return ', '.join(
+        f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in metrics.items()
+    ) or 'no metrics'
+
 # %% ../nbs/07d_experiment.ipynb #063880bd
 def _run_line(rec) -> str:
-    "One line: whether the run trained or returned a record; the record's and the model's paths."
+    "One line: trained or returned a record; its score, the record's and the model's paths."
     try:
         model = checkpoint_file(rec, rec.path) or 'not kept with this record'
     except (DamagedRecordError, KeyError, IndexError) as e:
         model = f'unknown ({e})'
     if getattr(rec, 'trained', False):
-        return f"prism_nb run trained and wrote {rec.path}; model: {model}"
-    score = f"Avg. {rec['avg']:.2f}" if rec.get('avg') is not None else f"metrics {rec['metrics']}"
+        return f"prism_nb run trained and wrote {rec.path} ({_score(rec)}); model: {model}"
     return (
-        f"prism_nb run returned the existing record {rec.path} (nothing trained; {score}); "
+        f"prism_nb run returned the existing record {rec.path} (nothing trained; {_score(rec)}); "
         f"model: {model}. To retrain it: -p force True (papermill) or force=True (run)"
     )
 
 # %% ../nbs/07d_experiment.ipynb #502b72e5
+def _terminal_fd() -> int:
+    "The file descriptor of the terminal (or log) that started this Jupyter kernel."
+    try:  # ipykernel sends fd 2 to the notebook; this is its copy of the terminal's
+        return sys.stderr.fileno()
+    except (OSError, ValueError):
+        return 2  # no capture, no copy: the kernel's stderr is the terminal itself
+
+
 def _to_terminal(line: str):
     "Write `line` to the terminal that started this Jupyter kernel, past the notebook's capture."
-    try:  # ipykernel sends fd 2 to the notebook; this is its copy of the terminal's
-        fd = sys.stderr.fileno()
-    except (OSError, ValueError):
-        fd = 2  # no capture, no copy: the kernel's stderr is the terminal itself
+    fd = _terminal_fd()
     # on a terminal, papermill's progress bar holds the cursor's line: cleared, it redraws below
     text = ('\r\x1b[K' if os.isatty(fd) else '') + line + '\n'
     try:
@@ -629,6 +343,11 @@ def _to_terminal(line: str):
         pass  # no terminal any more: the notebook still has the line
 
 # %% ../nbs/07d_experiment.ipynb #bc158163
+def _as_html(line: str) -> dict:
+    "A line as a notebook output papermill's `--log-output` does not echo: HTML, no plain text."
+    return {'text/html': f'<pre>{html.escape(line, quote=False)}</pre>'}
+
+
 def _say(line: str):
     "Show `line` once in the notebook and once in the terminal, with or without `--log-output`."
     if not _in_kernel():
@@ -638,8 +357,43 @@ def _say(line: str):
         return
     from IPython.display import display
 
-    display({'text/html': f'<pre>{html.escape(line, quote=False)}</pre>'}, raw=True)
+    display(_as_html(line), raw=True)
     _to_terminal(line)
+
+# %% ../nbs/07d_experiment.ipynb #04a420e6
+def _terminal_hook(
+    msg: dict,  # a display message, as ipykernel's display publisher hands it to its hooks
+    write=None,  # where the line goes; None: `_to_terminal`
+) -> dict:
+    "A one-line plain-text display (a progress line) written to the terminal and kept as HTML."
+    data = msg.get('content', {}).get('data', {})
+    line = data.get('text/plain')
+    kind = msg.get('header', {}).get('msg_type', msg.get('msg_type'))
+    if kind == 'display_data' and set(data) == {'text/plain'} and isinstance(line, str) \
+            and '\n' not in line:
+        msg['content']['data'] = _as_html(line)
+        (write or _to_terminal)(line)
+    return msg
+
+# %% ../nbs/07d_experiment.ipynb #183c8a42
+@contextmanager
+def _lines_to_terminal():
+    "While it lasts, in a kernel: each progress line in the notebook and in the terminal, once."
+    from IPython import get_ipython
+
+    pub = getattr(get_ipython(), 'display_pub', None) if _in_kernel() else None
+    if not hasattr(pub, 'register_hook'):
+        yield  # a script or a test prints its lines on its own stdout already
+        return
+    fd = _terminal_fd()
+    if not os.isatty(fd):  # in a log file papermill's bar leaves its line open: start below it
+        with suppress(OSError):
+            os.write(fd, b'\n')
+    pub.register_hook(_terminal_hook)
+    try:
+        yield
+    finally:
+        pub.unregister_hook(_terminal_hook)
 
 # %% ../nbs/07d_experiment.ipynb #50f6cb5e
 def run_from_notebook(
@@ -648,6 +402,7 @@ def run_from_notebook(
 ) -> dict:
     "Run the config a run notebook's parameters describe (`notebook_request`)."
     cfg, settings = notebook_request(namespace, home)
-    rec = run(cfg, **settings)
+    with _lines_to_terminal():
+        rec = run(cfg, **settings)
     _say(_run_line(rec))
     return rec

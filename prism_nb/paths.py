@@ -79,7 +79,7 @@ def folder_path(
     key: str,  # the parameter's name, for the error
     v,  # the folder as given: a str or a Path
 ) -> Path:
-    "A folder parameter as a Path, `~` expanded; ConfigError for an empty name or blanks around it."
+    "A folder parameter as a Path: `~` expanded, relative ones from the repository root; no blanks."
     s = os.fspath(v) if isinstance(v, os.PathLike) else str(v)
     if not s.strip():
         raise ConfigError(f"{key} is empty: name a folder")
@@ -88,9 +88,11 @@ def folder_path(
             f"{key} {s!r} starts or ends with a blank: remove it (a typo writes elsewhere)"
         )
     try:
-        return Path(s).expanduser()
+        p = Path(s).expanduser()
     except RuntimeError as e:
         raise ConfigError(f"{key} {s!r}: cannot expand '~' ({e})") from None
+    # as PRISM_DATA: one folder whichever folder a kernel (nbs/) or a shell starts in
+    return p if p.is_absolute() else repo_root() / p
 
 # %% ../nbs/00a_paths.ipynb #fca635b3
 def results_root(

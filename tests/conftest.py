@@ -1,10 +1,35 @@
-import os
+import os, re, subprocess
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+def scratch_notebooks(root: Path = ROOT) -> list:
+    "Notebooks in root/nbs that are not the project's: neither listed in nbs/sidebar.yml nor tracked by git."
+    nbs = root / 'nbs'
+    sidebar = nbs / 'sidebar.yml'
+    listed = set(re.findall(r'[^\s\'"]+\.ipynb', sidebar.read_text())) if sidebar.exists() else set()
+    try:  # committed notebooks count as the project's even before the sidebar lists them
+        git = subprocess.run(['git', 'ls-files', '--', 'nbs/*.ipynb'], cwd=root, capture_output=True, text=True)
+        tracked = {Path(p).name for p in git.stdout.split()} if git.returncode == 0 else set()
+    except OSError:
+        tracked = set()
+    return sorted(p.name for p in nbs.glob('*.ipynb') if p.name not in listed | tracked)
+
+
+def scratch_message(names: list) -> str:
+    "One line naming the scratch notebooks and what to do with them."
+    return (f"nbs/ holds {', '.join(names)}, not the project's (neither in nbs/sidebar.yml nor committed): the README's "
+            "notebook list, the docs build and the tests read every notebook in nbs/, so move a scratch notebook out "
+            "of nbs/ (e.g. to .scratch/ at the repository root, which git ignores), or list a new one in nbs/sidebar.yml")
+
+
 def pytest_configure(config):
+    # a scratch notebook (JupyterLab's File > New saves Untitled.ipynb in nbs/) is named at once, not met deep in a test
+    found = scratch_notebooks()
+    if found:
+        raise pytest.UsageError(scratch_message(found))
     # tests read the real data; CI points PRISM_DATA at ../shared/data
     if not os.environ.get('PRISM_DATA') and (ROOT.parent / 'shared' / 'data').exists():
         os.environ['PRISM_DATA'] = str(ROOT.parent / 'shared' / 'data')

@@ -1,12 +1,13 @@
-"""Relative PRISM_DATA / PRISM_CACHE (issue 44): a relative value is relative to the repository root,
-whichever folder a process starts in (JupyterLab starts kernels in nbs/, papermill at the root), and
-an error about missing data names the folder looked in, where it came from and how to change it."""
+"""One rule for relative folders (issues 44, 54): PRISM_DATA, PRISM_CACHE, results_dir and checkpoints_dir given
+relative are relative to the repository root, whichever folder a process starts in (JupyterLab starts kernels in
+nbs/, papermill and the shell at the root), and an error about missing data names the folder looked in, where it
+came from and how to change it."""
 import os, subprocess, sys
 from pathlib import Path
 
 import pytest
 
-from prism_nb.core import ConfigError, cache_dir, data_dir, repo_root
+from prism_nb.core import ConfigError, cache_dir, data_dir, folder_path, repo_root, results_root
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTS = (ROOT, ROOT / 'nbs')  # where papermill and where a JupyterLab kernel start
@@ -31,8 +32,21 @@ def test_a_relative_prism_cache_is_relative_to_the_repository_root(start, tmp_pa
     assert (tmp_path / 'cache').is_dir()
 
 
+@pytest.mark.parametrize('start', STARTS, ids=['root', 'nbs'])
+@pytest.mark.parametrize('key', ['results_dir', 'checkpoints_dir'])
+def test_a_relative_results_or_checkpoints_folder_is_relative_to_the_repository_root(start, key, tmp_path,
+                                                                                      monkeypatch):
+    rel = os.path.relpath(tmp_path / 'runs' / 'mine', ROOT)  # '../..': wrong by a level from nbs/ if cwd-relative
+    monkeypatch.chdir(start)
+    assert folder_path(key, rel).resolve() == (tmp_path / 'runs' / 'mine').resolve()
+    assert results_root(rel).resolve() == (tmp_path / 'runs' / 'mine').resolve()
+    assert folder_path(key, 'runs/mine') == ROOT / 'runs' / 'mine'
+
+
 def test_a_kernel_in_nbs_reads_the_data_a_run_at_the_root_reads(tmp_path):
-    code = 'from prism_nb.core import data_dir, cache_dir; print(data_dir().resolve(), cache_dir().resolve())'
+    code = ('from prism_nb.core import data_dir, cache_dir, folder_path, results_root; '
+            "print(data_dir().resolve(), cache_dir().resolve(), results_root('runs/mine'), "
+            "folder_path('checkpoints_dir', 'ck'))")
     env = {**os.environ, 'PRISM_DATA': '../shared/data',
            'PRISM_CACHE': os.path.relpath(tmp_path / 'c', ROOT), 'PYTHONPATH': str(ROOT)}
     seen = {subprocess.run([sys.executable, '-c', code], cwd=start, env=env, capture_output=True,

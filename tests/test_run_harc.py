@@ -1,6 +1,6 @@
 """End-to-end runs of nbs/run_harc.ipynb through papermill: a record with every condition, skip on rerun,
-each line once in the terminal (with --log-output or not), fail fast on bad names, and no record left by
-a run killed mid-training."""
+each line once in the terminal (with --log-output or not: the epoch lines, the skip, the closing line with the
+score), fail fast on bad names, and no record left by a run killed mid-training."""
 import json, os, re, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
@@ -54,16 +54,17 @@ def test_run_writes_record_then_skips(twice):
     assert 'skipped' in (twice['tmp'] / 'b.ipynb').read_text()
 
 def test_the_terminal_shows_each_line_once(twice):
-    "With --log-output the closing line once and the epoch lines one under the other; without it, the line once."
+    "With --log-output the closing line (with the Avg.) once and the epoch lines one under the other; without it too."
     lines = twice['first']
     closing = [x for x in lines if 'prism_nb run ' in x]
-    assert len(closing) == 1 and 'prism_nb run trained and wrote' in closing[0], lines
+    assert len(closing) == 1 and re.search(r'prism_nb run trained and wrote .*\.json \(Avg\. \d+\.\d\d\); model: ', closing[0]), lines
     epochs = [i for i, x in enumerate(lines) if re.search(r'ERM fit epoch \d+/\d+: ', x)]
     assert len(epochs) == TINY['epochs'], lines
     assert all(x.strip() for x in lines[epochs[0]:epochs[-1] + 1]), f'a blank line between epoch lines: {lines}'
     assert 'prism_nb run trained and wrote' in (twice['tmp'] / 'a.ipynb').read_text()  # the notebook has it too
     closing = [x for x in twice['second'] if 'prism_nb run ' in x]
     assert len(closing) == 1, twice['second']
+    assert len([x for x in twice['second'] if 'skipped: ' in x]) == 1, twice['second']  # the run's own line too
     assert re.search(r'returned the existing record .* \(nothing trained; Avg\. \d+\.\d\d\).* -p force True', closing[0])
     assert 'returned the existing record' in (twice['tmp'] / 'b.ipynb').read_text()
 

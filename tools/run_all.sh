@@ -9,8 +9,12 @@
 #   with PRISM_DOCS_CHECK=1 (set by .ci/run), before 4: the docs site built into _docs/ (Jupyter Book) and checked in
 #   headless Chromium (images load, links and their anchors within the site resolve, no console errors, math typeset,
 #   search finds; needs Debian's chromium, chromium-driver).
+# Before all of it, a notebook in nbs/ that is not the project's (JupyterLab's File > New saves Untitled.ipynb there)
+# is named in one line, with what to do. It prints as it goes: each notebook as nbdev_test starts and ends it, each
+# test as pytest runs it, and how long each step took (about 40 minutes in all on a loaded 2-core machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python -c 'import sys; sys.path.insert(0, "tests"); import conftest as c; n = c.scratch_notebooks(); sys.exit(c.scratch_message(n) if n else 0)'
 if [ -z "${PRISM_DATA:-}" ] && [ -d ../shared/data ]; then export PRISM_DATA="$(cd ../shared/data && pwd)"; fi
 export MPLBACKEND=Agg
 fail=0
@@ -33,7 +37,12 @@ if [ "${PRISM_DOCS_CHECK:-0}" = 1 ]; then
   python tools/check_docs.py
   echo "docs took $(( $(date +%s) - start_docs )) s"
 fi
-echo "== nbdev_test"
-nbdev_test --n_workers 2 --skip_file_re '^run_|^paper|^results'
-echo "== pytest"
-python -m pytest -q tests "$@"
+echo "== nbdev_test: every notebook's inline tests, two at a time, each named as it starts and as it ends"
+start=$(date +%s)
+# unbuffered: the two workers' lines reach a pipe (CI's log) as they are printed; --timing: seconds per notebook
+PYTHONUNBUFFERED=1 nbdev_test --n_workers 2 --do_print --timing --skip_file_re '^run_|^paper|^results'
+echo "nbdev_test took $(( $(date +%s) - start )) s"
+echo "== pytest: one line per test as it runs, the 15 slowest at the end"
+start=$(date +%s)
+python -m pytest -v --durations=15 tests "$@"
+echo "pytest took $(( $(date +%s) - start )) s"
