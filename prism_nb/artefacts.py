@@ -4,28 +4,32 @@
 
 # %% ../nbs/11a_artefacts.ipynb #0b0829ec
 from __future__ import annotations
+import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from filelock import FileLock, Timeout
 
 from .algorithms import algorithm_class
 from .report import paper_dir, pm, reported, save_figure, summarize, versus_paper
+from .report import _publish_dirs, finish_publish
 from .report import wide_table
 from .sampling import HARC_CONDITIONS, condition_masks, plot_condition_masks
 from .sampling import plot_harc_construction
 from .backbones import BACKBONE_DISPLAY, PAPER_BACKBONES
 from .config import TASKS, check_seeds, make_config, record_path
-from .core import derive_seed, results_root
+from .core import ConfigError, derive_seed, folder_path, repo_root, results_root
 from .data import HAR_CLASSES, har_splits, load_har
 from .records import read_record
 
 # %% auto #0
 __all__ = ['BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS', 'harc_records', 'worst_class_cells',
            'harc_result_table', 'twin_wide', 'ceiling_frame', 'ceiling_table', 'plot_ceiling', 'backbone_table',
-           'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings']
+           'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
+           'render_folders']
 
 # %% ../nbs/11a_artefacts.ipynb #38f7ac48
 def harc_records(
@@ -474,3 +478,41 @@ ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:abla
     ('Component removal from PRISM', 'w/o E_feat'): dict(method='prism', variant='no_efeat'),
     ('Component removal from PRISM', 'w/o E_samp'): dict(method='prism', variant='no_esamp'),
 }
+
+# %% ../nbs/11a_artefacts.ipynb #87d8a402
+def _existing_ancestor(d: Path) -> Path:
+    "The nearest folder at or above `d` that exists (where a write under `d` would begin)."
+    while not d.exists() and d.parent != d:
+        d = d.parent
+    return d
+
+# %% ../nbs/11a_artefacts.ipynb #9494faea
+def render_folders(
+    tables_dir=None,  # where the tables go; None: <repo>/tables (a relative folder: from <repo>)
+    figures_dir=None,  # where the figures go; None: the repository's figures/
+) -> tuple:
+    "(tables, figures) of a render, checked before any work; a killed render's set moved in."
+    dirs = [
+        folder_path(key, d) if d is not None else repo_root() / key.split('_')[0]
+        for key, d in (('tables_dir', tables_dir), ('figures_dir', figures_dir))
+    ]
+    tables, figures = _publish_dirs(*dirs)  # one folder twice, or one inside the other: refused
+    for key, d in (('tables_dir', tables), ('figures_dir', figures)):
+        if d.exists() and not d.is_dir():
+            raise ConfigError(f"{key} {d} is a file, not a folder: name a folder")
+        base = _existing_ancestor(d)
+        if not (base.is_dir() and os.access(base, os.W_OK | os.X_OK)):
+            raise ConfigError(f"{key} {d} cannot be written ({base} is not a writable folder)")
+    if tables.parent.is_dir():  # else no render ever wrote there: nothing to finish
+        lock = FileLock(str(tables.parent / '.render.lock'))  # the lock `publish` holds
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise RuntimeError(
+                f"another render holds {lock.lock_file}; wait for it to finish"
+            ) from None
+        try:
+            finish_publish(tables, figures)  # roll a killed render forward, or its staging back
+        finally:
+            lock.release()
+    return tables, figures
