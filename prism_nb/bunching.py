@@ -325,7 +325,7 @@ def _split_spread(g: pd.DataFrame) -> dict:
         'sd from numerics': np.sqrt(var_num),
         'numerics share': share,
         'largest change': float(d.abs().max()),
-        'collapse flips': int(((worst < 50).sum(1) == 1).sum()),
+        'collapse flips': int(((worst < 50).sum(axis=1) == 1).sum()),
         'chaotic': bool(share >= 0.5),
     }
 

@@ -75,14 +75,16 @@ def clean_outputs(nb: dict, flags=('slow',)) -> dict:
 
 # %% ../nbs/19_jupyter.ipynb #0710776b
 _quarto_link = re.compile(r'^\[source\]\((\S+)\)\{[^}\n]*\}$', re.M)
+_blob_link = re.compile(r'^https?://[^/]+/[^/]+/[^/]+/blob/[^/]+/(.+)$')  # host/owner/repo/blob/branch/path
 
 # %% ../nbs/19_jupyter.ipynb #591d598d
 class SourceLinkRenderer(BasicMarkdownRenderer):
-    "nbdev's show_doc Markdown, its source link in HTML instead of Quarto's `{target=...}` syntax."
+    "nbdev's show_doc Markdown, its source link in HTML to the file in this checkout (from `nbs/`)."
     def _repr_markdown_(self):
         link = ('<a class="source-link" href="{}" target="_blank" '
                 'style="float:right; font-size:smaller">source</a>')
-        return _quarto_link.sub(lambda m: link.format(m.group(1)), super()._repr_markdown_())
+        local = lambda url: _blob_link.sub(r'../\1', url)
+        return _quarto_link.sub(lambda m: link.format(local(m.group(1))), super()._repr_markdown_())
 
 # %% ../nbs/19_jupyter.ipynb #87af05ee
 def _clean_model(path: str, model: dict, contents_manager=None, **kwargs):
