@@ -108,6 +108,10 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return ['bunching']  # ERM and PRISM retrained on two threads (21_bunching)
     if kind == 'harc_mend':
         return ['bunching']  # PRISM with bunched views, the mend (21_bunching)
+    if kind == 'harc_fresh':
+        return ['harc_fresh']  # each method's tuned recipe at the fresh seeds (22_verdict)
+    if kind == 'harc_bursts':
+        return ['bunching']  # the mend and PRISM's defaults under the burst family (21a_mend)
     if kind in ('harc_bunching_probe', 'harc_signal'):
         return ['bunching']  # the tuned models probed and scored under send-on-delta (21_bunching)
     if kind == 'harc_knobs':

@@ -69,7 +69,20 @@ def recipe_choice(
                 ),
             )
         )
-    out = pd.DataFrame(rows).set_index('method')
+    cols = [
+        'method',
+        'draw',
+        'val_mean',
+        'val_se',
+        'trial_seeds',
+        'draws',
+        'runner_up',
+        'runner_up_mean',
+        'top3',
+    ]
+    out = pd.DataFrame(rows, columns=cols).set_index(
+        'method'
+    )  # no records: no rows, the same columns
     out['runner_up_within_se'] = (out.val_mean - out.runner_up_mean) <= out.val_se
     return out
 
@@ -79,6 +92,8 @@ def best_baselines(
     frame: pd.DataFrame,  # `tuned_frame`
 ) -> dict:
     "Protocol -> the non-PRISM method whose chosen draw has the best mean Avg. over trial seeds."
+    if not len(choice):
+        return {}
     picked = frame.merge(choice.draw.rename('draw').reset_index(), on=['method', 'draw'])
     avg = picked.groupby(['protocol', 'method', 'seed']).acc.mean()
     means = (
