@@ -241,6 +241,8 @@ def _n_classes(rec: dict) -> int | None:
 def _check_per_class(rec: dict, path):
     "`per_class`, if there: a list per metric and no other, each with one accuracy per class."
     pc = rec.get('per_class')
+    if pc is None and 'split_metrics' in rec:  # the tuned tasks' tables read it for every run
+        _damaged(path, 'per_class is missing: the tables of a tuned run read its class accuracies')
     if pc is None:
         return
     if not isinstance(pc, dict):

@@ -166,6 +166,7 @@ PER_CLASS_CASES = [
     (lambda r: r['per_class'].update(Mid=50.0), ["per_class['Mid']", 'not a list']),
     (lambda r: r.update(per_class=[1, 2]), ['per_class', 'not a mapping']),
     (lambda r: r['per_class'].update(Mid=[]), ["'Mid': 0"]),
+    (lambda r: r.pop('per_class'), ['per_class is missing']),  # tuned_frame: KeyError 'per_class'
 ]
 
 
