@@ -75,7 +75,8 @@ def clean_outputs(nb: dict, flags=('slow',)) -> dict:
 
 # %% ../nbs/19_jupyter.ipynb #0710776b
 _quarto_link = re.compile(r'^\[source\]\((\S+)\)\{[^}\n]*\}$', re.M)
-_blob_link = re.compile(r'^https?://[^/]+/[^/]+/[^/]+/blob/[^/]+/(.+)$')  # host/owner/repo/blob/branch/path
+# <host>/<owner>/<repo>/blob/<branch>/<path>: the path is kept
+_blob_link = re.compile(r'^https?://[^/]+/[^/]+/[^/]+/blob/[^/]+/(.+)$')
 
 # %% ../nbs/19_jupyter.ipynb #591d598d
 class SourceLinkRenderer(BasicMarkdownRenderer):
