@@ -1,4 +1,4 @@
-"""One rule for registered names (issue 43): a name is ASCII letters, digits and `_ - . +` (the data
+"""One rule for registered names (issue 43): a name starts with a letter or a digit and holds ASCII letters, digits and `_ - .` (the data
 archives: such names joined by '/'); a name that looks like a registered one (case, '-' versus '_',
 Unicode look-alikes) is refused; and only the package's own modules, as they are imported, make
 built-ins: a `module=` argument or a class's `__module__` naming the package neither replaces a
