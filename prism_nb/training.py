@@ -345,7 +345,8 @@ def run_fields(
             **cpu,
         ),
         device=facts.pop('device'),
-        **({'gpu': facts} if facts else {'cpu': cpu_facts()}),
+        cpu=cpu_facts(),  # on a GPU too: the ledger bounds a run's CPU time by its cores
+        **({'gpu': facts} if facts else {}),
         deterministic=deterministic,
         torch_threads=torch.get_num_threads(),
         versions=versions(),
