@@ -541,6 +541,13 @@ def lead_sentence(
         f"{close.row} ({close_avg.mean():.1f} ± {close_avg.sem():.1f}), by {close['mean']:+.1f} "
         f"(95% interval [{close.ci_low:+.1f}, {close.ci_high:+.1f}], p = {close.p_holm:.3f}, "
         f"P({reference} > {close.row}) = {close.p_improve:.2f})."
+        + (
+            f" At {n.min()} seeds, corrected over {len(c)} baselines, no test can reach 5% (the "
+            f"smallest corrected p-value is {len(c) * smallest_p(n.min()):.2f}): the intervals "
+            "speak, the test cannot yet."
+            if len(c) * smallest_p(n.min()) > 0.05
+            else ''
+        )
     )
 
 # %% ../nbs/22_verdict.ipynb #0ecc4a3f
