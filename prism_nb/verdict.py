@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from fastcore.script import bool_arg, call_parse
+from fastcore.script import call_parse, store_true
 
 from .core import ConfigError, results_root
 from .algorithms import ALGORITHMS, method_names
@@ -467,7 +467,7 @@ def run_protocol(
 def prism_protocol(
     method: str,  # the method's registered name
     plugins: str = None,  # comma-separated modules, .py files or package folders registering it
-    quick: bool_arg = False,  # a smoke run (minutes)
+    quick: store_true = False,  # a smoke run (minutes)
     workers: int = 2,  # papermill processes at once
     results_dir: str = None,  # default <repo>/results (quick: <repo>/runs/protocol_quick)
 ):
@@ -542,9 +542,8 @@ def lead_sentence(
         f"(95% interval [{close.ci_low:+.1f}, {close.ci_high:+.1f}], p = {close.p_holm:.3f}, "
         f"P({reference} > {close.row}) = {close.p_improve:.2f})."
         + (
-            f" At {n.min()} seeds, corrected over {len(c)} baselines, no test can reach 5% (the "
-            f"smallest corrected p-value is {len(c) * smallest_p(n.min()):.2f}): the intervals "
-            "speak, the test cannot yet."
+            f" (At {n.min()} seeds no corrected test can reach 5%: its smallest p is "
+            f"{len(c) * smallest_p(n.min()):.2f}.)"
             if len(c) * smallest_p(n.min()) > 0.05
             else ''
         )

@@ -368,4 +368,4 @@ def test_a_run_from_a_notebook_says_whether_it_trained(trained, tmp_path, capfd)
     assert done['run_uid'] == rec['run_uid'] and line in out and line in err  # notebook, terminal
     made = run_from_notebook(dict(QUICK, seed=1, results_dir=str(tmp_path / 'r')))
     out, err = capfd.readouterr()
-    assert f"prism_nb run trained and wrote {record_path(made['config'], tmp_path / 'r')}; model: " in err
+    assert f"prism_nb run trained and wrote {record_path(made['config'], tmp_path / 'r')} (Avg. {made['avg']:.2f}); model: " in err
