@@ -11,11 +11,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from filelock import FileLock, Timeout
 
 from .algorithms import algorithm_class
 from .report import paper_dir, pm, reported, save_figure, summarize, versus_paper
-from .report import _publish_dirs, finish_publish
+from .report import _publish_dirs, finish_publish, render_lock
 from .report import wide_table
 from .sampling import HARC_CONDITIONS, condition_masks, plot_condition_masks
 from .sampling import plot_harc_construction
@@ -504,15 +503,6 @@ def render_folders(
         if not (base.is_dir() and os.access(base, os.W_OK | os.X_OK)):
             raise ConfigError(f"{key} {d} cannot be written ({base} is not a writable folder)")
     if tables.parent.is_dir():  # else no render ever wrote there: nothing to finish
-        lock = FileLock(str(tables.parent / '.render.lock'))  # the lock `publish` holds
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            raise RuntimeError(
-                f"another render holds {lock.lock_file}; wait for it to finish"
-            ) from None
-        try:
+        with render_lock(tables.parent):  # the lock `publish` holds
             finish_publish(tables, figures)  # roll a killed render forward, or its staging back
-        finally:
-            lock.release()
     return tables, figures

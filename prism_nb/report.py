@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from .records import read_records, record_files
 # %% auto #0
 __all__ = ['PAPER_RC', 'load_records', 'summarize', 'pm', 'count_range', 'paper_dir', 'reported', 'wide_table', 'versus_paper',
            'paper_style', 'to_markdown', 'save_table', 'save_figure', 'check_results_dir', 'is_empty_table',
-           'finish_publish', 'publish']
+           'finish_publish', 'render_lock', 'publish']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(
@@ -346,6 +347,24 @@ def _stage_and_commit(tables: dict, figures: dict, dirs: list):
             shutil.rmtree(s, ignore_errors=True)
         raise
 
+# %% ../nbs/11_report.ipynb #11b4e4e9
+@contextmanager
+def render_lock(
+    folder,  # the folder holding tables/ and figures/
+):
+    "Hold `folder`'s render lock for the block; RuntimeError at once if another render holds it."
+    lock = FileLock(str(Path(folder) / '.render.lock'))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RuntimeError(
+            f"another render holds {lock.lock_file}; wait for it to finish"
+        ) from None
+    try:
+        yield lock
+    finally:
+        lock.release()
+
 # %% ../nbs/11_report.ipynb #5446d495
 def publish(
     tables: dict,  # name -> (DataFrame, keyword arguments of `save_table`)
@@ -356,18 +375,9 @@ def publish(
     "Write the set to staging, commit it by one rename, move each file in; one render at a time."
     dirs = _publish_dirs(tables_dir, figures_dir)
     dirs[0].parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(dirs[0].parent / '.render.lock'))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise RuntimeError(
-            f"another render holds {lock.lock_file}; wait for it to finish"
-        ) from None
-    try:
+    with render_lock(dirs[0].parent):
         finish_publish(*dirs)  # what a killed render left: its committed set moved in first
         _check_not_emptied(tables, dirs[0])
         _stage_and_commit(tables, figures, dirs)
         finish_publish(*dirs)
         return dict(tables=len(tables), figures=len(figures))
-    finally:
-        lock.release()
