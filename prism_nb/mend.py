@@ -15,17 +15,19 @@ from .core import results_root
 from .config import check_seeds, make_config, record_path
 from .records import read_record
 from .sampling import register_condition
-from .prism import PRISM_VARIANT_NAMES
+from .prism import PRISM_VARIANT_NAMES, PRISM_VARIANTS
 from .report import pm, reported
 from .tuning import PROTOCOLS, PROTOCOL_NAMES
 from .harc_tasks import FRESH_SEED_FLOOR, FRESH_SEEDS, search_overrides
 from .bunching import BUNCHED, _change, _condition_rows, _mean_se, _records, _summaries
 from .bunching import condition_scores
+from .verdict import paired_difference  # 22_verdict: pairs by seed (no import cycle)
 
 # %% auto #0
 __all__ = ['MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'MEND_SEEDS', 'BURSTS', 'BURST_DESIGN', 'mend_config', 'mend_selection',
-           'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_sentence', 'burst_condition',
-           'one_burst_condition', 'two_bursts_condition', 'burst_record', 'burst_frame', 'burst_verdict']
+           'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_recommended', 'mend_sentence',
+           'burst_condition', 'one_burst_condition', 'two_bursts_condition', 'burst_record', 'burst_frame',
+           'burst_verdict']
 
 # %% ../nbs/21a_mend.ipynb #51b6fa6f
 MEND_CANDIDATES = (0.5, 0.8)  # r_b, chosen between on source validation
@@ -162,49 +164,99 @@ def mend_verdict(
         diff = {k: _change(a[k], b[k]) for k in ['bunched', 'other shifted', 'worst']}
         loss = {n: _mean_se(r.Random - r.bunched) for n, r in [('mend', a), ('PRISM', b)]}
         paper = _paper_prism_loss(protocol)
+        pair = paired_difference(a['bunched'], b['bunched'])
         out[protocol] = {
-            'Δ First/Last/Mid': pm(*diff['bunched'], 1),
-            'Δ other shifted': pm(*diff['other shifted'], 1),
-            'Δ worst class': pm(*diff['worst'], 1),
+            'Δ First/Last/Mid': pm(*diff['bunched'], 1, signed=True),
+            'Δ other shifted': pm(*diff['other shifted'], 1, signed=True),
+            'Δ worst class': pm(*diff['worst'], 1, signed=True),
             'loss from Random: mend': pm(*loss['mend'], 1),
             'loss from Random: PRISM': pm(*loss['PRISM'], 1),
             "loss from Random: paper's PRISM": f'{paper:.1f}',
             'verdict': _mend_word(diff['bunched'], loss['mend'][0], paper),
             'seeds: mend': len(a),
             'seeds: PRISM': len(b),
+            'paired Δ F/L/M [95%]': (
+                f"{pair['mean']:+.1f} [{pair['ci_low']:+.1f}, {pair['ci_high']:+.1f}]"
+            ),
+            'p (Wilcoxon)': pair['p'],
+            'seeds paired': pair['n'],
         }
     return pd.DataFrame(out).T.infer_objects().rename_axis('protocol')
 
 # %% ../nbs/21a_mend.ipynb #aa73d655
+def mend_recommended(
+    verdict: pd.DataFrame,  # `mend_verdict`
+    bursts: pd.DataFrame | None = None,  # `burst_verdict`: None or empty while unscored
+) -> bool:
+    "The stated rule met on some protocol, widened on none, and the mend not lower on the bursts."
+    if verdict is None or not len(verdict):
+        return False
+    met = verdict.verdict.isin(['narrows the gap', 'closes the gap']).any()
+    widened = (verdict.verdict == 'widens the gap').any()
+    lower = bursts is not None and len(bursts) and bursts.loc['bursts', 'verdict'] == 'mend lower'
+    return bool(met and not widened and not lower)
+
+
+def _how_to_run(r_b: float) -> str:
+    "The run options that train the mend at `r_b`."
+    extra = '' if r_b == PRISM_VARIANTS['bunch']['r_b'] else f" -y 'hparams: {{r_b: {r_b:g}}}'"
+    return f'`-p method prism -p variant bunch{extra}`'
+
+
 def mend_sentence(
     verdict: pd.DataFrame,  # `mend_verdict`
     r_b: float | None,  # `mend_choice`: None while the choice's runs are missing
     brief: bool = False,  # the README's form: First/Last/Mid and elsewhere, the verdict
+    bursts: pd.DataFrame | None = None,  # `burst_verdict`: its clause and the recommendation
 ) -> str:
-    "The mend's verdict per protocol in one sentence, with its changes against PRISM."
+    "The mend's verdict per protocol in one sentence, the burst check, and what it recommends."
     what = 'the mend (PRISM with bunched views'
     if r_b is None:
         return what + ') waits on its choice of r_b (`tools/bunching_runs.py`)'
     if verdict is None or not len(verdict):
         return what + f', r_b = {r_b:g} chosen on source validation) has no scored seeds yet'
+    tail = ''
+    if bursts is not None and len(bursts):
+        b = bursts.loc['bursts']
+        tail = (
+            f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
+            f"{b.change} ({b.verdict.removesuffix(' (within 2 se)')})"
+        )
+    if bursts is not None and mend_recommended(verdict, bursts):
+        tail += (
+            "; so the mend is PRISM's recommended setting for bunched sampling "
+            f"({_how_to_run(r_b)})"
+        )
+    elif bursts is not None:
+        met = verdict.verdict.isin(['narrows the gap', 'closes the gap']).any()
+        widened = (verdict.verdict == 'widens the gap').any()
+        why = (
+            'not met' if not met
+            else 'met on one severity but widened on the other' if widened
+            else 'met, but the mend is lower on the bursts'
+        )
+        tail += f"; the stated rule is {why}, so PRISM's defaults stay the recommendation"
     if brief:
         where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
         return (
-            f'the mend (bunched views in T, r_b = {r_b:g} on source validation; '
-            f"{int(verdict['seeds: mend'].min())} seeds) against PRISM on First/Last/Mid: "
+            'a mend for bunched time (PRISM trained on views bunched in time, '
+            f"r_b = {r_b:g} chosen on source validation; {int(verdict['seeds: mend'].min())} "
+            'seeds) against PRISM on First/Last/Mid: '
             + '; '.join(
                 f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} (elsewhere "
                 f"{r['Δ other shifted']}; {r.verdict.removesuffix(' (within 2 se)')})"
                 for p, r in verdict.iterrows()
             )
+            + tail
         )
     per = [
         f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
         f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
-        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']})"
+        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']}; paired by seed "
+        f"{r['paired Δ F/L/M [95%]']}, Wilcoxon p = {r['p (Wilcoxon)']:.3f})"
         for p, r in verdict.iterrows()
     ]
-    return what + f', r_b = {r_b:g} chosen on source validation): ' + '; '.join(per)
+    return what + f', r_b = {r_b:g} chosen on source validation): ' + '; '.join(per) + tail
 
 # %% ../nbs/21a_mend.ipynb #51df2b31
 def burst_condition(
@@ -305,6 +357,8 @@ def burst_verdict(
             'mend higher' if m > 2 * se else 'mend lower' if m < -2 * se else 'level (within 2 se)'
         )
         rows[col] = dict(
-            change=pm(m, se, 1), seeds=f"{len(f.loc[mend])}/{len(f.loc['PRISM'])}", verdict=word
+            change=pm(m, se, 1, signed=True),
+            seeds=f"{len(f.loc[mend])}/{len(f.loc['PRISM'])}",
+            verdict=word,
         )
     return pd.DataFrame(rows).T.rename_axis('condition')

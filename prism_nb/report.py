@@ -70,13 +70,17 @@ def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
     return pd.concat(out).reset_index()
 
 # %% ../nbs/11_report.ipynb #30199557
-def pm(mean: float, se: float, digits: int = 2) -> str:
+def pm(
+    mean: float,
+    se: float,
+    digits: int = 2,
+    signed: bool = False,  # '+2.5 ± 1.4': for a change, where the sign is the news
+) -> str:
     "'mean ± se' (or 'mean' alone when se is missing, or '—' when the run is missing)."
     if mean is None or pd.isna(mean):
         return '—'
-    if se is None or pd.isna(se):
-        return f'{mean:.{digits}f}'
-    return f'{mean:.{digits}f} ± {se:.{digits}f}'
+    m = f"{mean:{'+' if signed else ''}.{digits}f}"
+    return m if se is None or pd.isna(se) else f'{m} ± {se:.{digits}f}'
 
 # %% ../nbs/11_report.ipynb #1b1feccc
 def count_range(counts) -> str:

@@ -28,9 +28,9 @@ from prism_nb.harc_tasks import (
 # %% auto #0
 __all__ = ['PROTOCOL_DRAWS', 'QUICK', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm',
            'smallest_p', 'paired_difference', 'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table',
-           'recipe_runs', 'default_runs', 'verdict', 'clinical_per_seed', 'protocol_configs', 'search_frame',
-           'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence', 'condition_sentence',
-           'runner_up_sentence']
+           'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed', 'protocol_configs',
+           'search_frame', 'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence',
+           'condition_sentence', 'runner_up_sentence']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
 def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
@@ -312,6 +312,21 @@ def default_runs(
     }
 
 # %% ../nbs/22_verdict.ipynb #45018538
+def family_comparisons(
+    per_seed: pd.DataFrame,  # `per_seed_scores`
+    reference: str,  # the row every other row is compared with
+    columns,  # the score columns to compare
+) -> pd.DataFrame:
+    "`paired_comparisons`, Holm's correction within the recipes and within the runner-ups apart."
+    others = [r for r in per_seed.row.unique() if r != reference]
+    runner_ups = [r for r in others if '(runner-up' in r]
+    families = [[r for r in others if r not in runner_ups], runner_ups]
+    return pd.concat(
+        [paired_comparisons(per_seed, reference, columns, rows=f) for f in families if f],
+        ignore_index=True,
+    )
+
+
 def verdict(
     runs: dict,  # `recipe_runs` or `default_runs`
     protocol: str,  # 'harc' or 'harc_ps'
@@ -322,9 +337,9 @@ def verdict(
     per_seed = per_seed_scores(runs, protocol, results_dir)
     cols = [PS_COLUMNS.get(c, c) for c in PROTOCOLS[protocol]] + ['Avg.', 'worst']
     table = seed_table(per_seed, cols[:-1])
-    if reference not in set(per_seed.row):
+    if reference not in set(per_seed.row) or len(set(per_seed.row)) < 2:
         return per_seed, table, pd.DataFrame()
-    return per_seed, table, paired_comparisons(per_seed, reference, cols)
+    return per_seed, table, family_comparisons(per_seed, reference, cols)
 
 # %% ../nbs/22_verdict.ipynb #80ca0aaa
 def clinical_per_seed(
