@@ -1133,5 +1133,6 @@ d = { 'settings': { 'branch': 'main',
                                   'prism_nb.verdict.runner_up_sentence': ('verdict.html#runner_up_sentence', 'prism_nb/verdict.py'),
                                   'prism_nb.verdict.search_frame': ('verdict.html#search_frame', 'prism_nb/verdict.py'),
                                   'prism_nb.verdict.seed_table': ('verdict.html#seed_table', 'prism_nb/verdict.py'),
+                                  'prism_nb.verdict.smallest_lead': ('verdict.html#smallest_lead', 'prism_nb/verdict.py'),
                                   'prism_nb.verdict.smallest_p': ('verdict.html#smallest_p', 'prism_nb/verdict.py'),
                                   'prism_nb.verdict.verdict': ('verdict.html#verdict', 'prism_nb/verdict.py')}}}

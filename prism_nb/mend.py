@@ -354,7 +354,10 @@ def burst_verdict(
     for col in ['bursts', *BURSTS, *BUNCHED, 'Random']:
         m, se = _change(f.loc[mend, col], f.loc['PRISM', col])
         word = (
-            'mend higher' if m > 2 * se else 'mend lower' if m < -2 * se else 'level (within 2 se)'
+            'too few seeds' if min(len(f.loc[mend]), len(f.loc['PRISM'])) < 2  # no se to judge by
+            else 'mend higher' if m > 2 * se
+            else 'mend lower' if m < -2 * se
+            else 'level (within 2 se)'
         )
         rows[col] = dict(
             change=pm(m, se, 1, signed=True),

@@ -30,7 +30,7 @@ __all__ = ['PROTOCOL_DRAWS', 'QUICK', 'recipe_choice', 'best_baselines', 'runner
            'smallest_p', 'paired_difference', 'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table',
            'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed', 'protocol_configs',
            'search_frame', 'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence',
-           'condition_sentence', 'runner_up_sentence']
+           'condition_sentence', 'runner_up_sentence', 'smallest_lead']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
 def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
@@ -617,3 +617,19 @@ def runner_up_sentence(
             f"{c.set_index('row').loc[closest, 'mean']:+.1f}."
         )
     return out
+
+# %% ../nbs/22_verdict.ipynb #f26e505c
+def smallest_lead(
+    per_seed: pd.DataFrame,  # `per_seed_scores`, runner-up rows included
+    reference: str = 'PRISM',
+    column: str = 'Avg.',
+) -> dict:
+    "`paired_difference` of the (reference row, other row) pair with the smallest mean lead."
+    ours = [r for r in per_seed.row.unique() if r == reference or r.startswith(reference + ' (')]
+    others = [r for r in per_seed.row.unique() if r not in ours]
+    by_row = {r: g.set_index('seed')[column] for r, g in per_seed.groupby('row', sort=False)}
+    pairs = [
+        dict(of=a, over=b, **paired_difference(by_row[a], by_row[b])) for a in ours for b in others
+    ]
+    pairs = [d for d in pairs if d['n'] > 0]
+    return min(pairs, key=lambda d: d['mean']) if pairs else {}
