@@ -1,6 +1,20 @@
 import os, re, subprocess
+from concurrent.futures import Future
 from pathlib import Path
 import pytest
+
+
+class RecordingExecutor:
+    "A sweep executor keeping the commands it is given, each reported done without running."
+
+    def __init__(self):
+        self.cmds = []
+
+    def submit(self, fn, cmd, *args):
+        self.cmds.append(cmd)
+        f = Future()
+        f.set_result((0, ''))
+        return f
 
 ROOT = Path(__file__).resolve().parent.parent
 

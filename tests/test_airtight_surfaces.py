@@ -2,7 +2,6 @@
 hostile user would. Each case either works or fails before any work, with an error naming the condition, the method
 and knob, or the parameter; nothing is drawn, trained or written that should not be."""
 import io, json, subprocess, sys, time
-from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from prism_nb.algorithms import (ALGORITHMS, ERM, SearchDist, choice, draw_hpara
                                  uniform)
 from prism_nb.config import make_config, observe_tests, record_path
 from prism_nb.sweep import run_sweep, sweep_commands
+from conftest import RecordingExecutor
 
 
 def raised(fn, kind, *parts) -> str:
@@ -284,19 +284,6 @@ def test_papermill_names_a_numeric_experiment(root, tmp_path):
 
 # --- 4. sweeps -------------------------------------------------------------------------------------
 
-class Recording:
-    "An executor recording what it is given; each run reported done without running."
-
-    def __init__(self):
-        self.cmds = []
-
-    def submit(self, fn, cmd, *args):
-        self.cmds.append(cmd)
-        f = Future()
-        f.set_result((0, ''))
-        return f
-
-
 QUICK = dict(method='erm', epochs=1, patience=1, max_windows=64)
 
 
@@ -313,7 +300,7 @@ QUICK = dict(method='erm', epochs=1, patience=1, max_windows=64)
 def test_a_sweep_refuses_threads_and_workers_before_any_run(tmp_path, kw, parts, executor):
     if executor and 'workers' in kw and kw['workers'] == 10**6:
         pytest.skip('with an executor the workers are its own')
-    ex = Recording() if executor else None
+    ex = RecordingExecutor() if executor else None
     raised(lambda: run_sweep([make_config(**QUICK)], results_dir=tmp_path / 'r', out_dir=tmp_path / 'runs',
                              executor=ex, progress=False, **kw), ConfigError, *parts)
     assert ex is None or ex.cmds == []
@@ -321,17 +308,17 @@ def test_a_sweep_refuses_threads_and_workers_before_any_run(tmp_path, kw, parts,
 
 
 def test_a_sweep_with_an_executor_takes_threads_up_to_the_cap(tmp_path):
-    ex = Recording()
+    ex = RecordingExecutor()
     run_sweep([make_config(**QUICK)], results_dir=tmp_path / 'r', out_dir=tmp_path / 'runs', executor=ex,
               threads=64, progress=False)
     assert ' -p threads 64' in ex.cmds[0]
-    raised(lambda: run_sweep([make_config(**QUICK)], results_dir=tmp_path / 'r', executor=Recording(),
+    raised(lambda: run_sweep([make_config(**QUICK)], results_dir=tmp_path / 'r', executor=RecordingExecutor(),
                              threads=1025, progress=False), ConfigError, 'threads must be in [1, 1024]')
 
 
 def test_a_sweep_refuses_a_config_the_config_check_refuses(tmp_path):
     cfg = dict(make_config(**QUICK), experiment=2024)
-    ex = Recording()
+    ex = RecordingExecutor()
     raised(lambda: run_sweep([cfg], results_dir=tmp_path / 'r', out_dir=tmp_path / 'runs', executor=ex,
                              progress=False), ConfigError, 'experiment must be a folder name (a string)')
     cfg = dict(make_config(**QUICK), batch_size=10**100)
@@ -346,7 +333,7 @@ def test_a_sweep_prints_one_line_per_finished_run_without_a_bar(tmp_path, capsys
     path = record_path(cfgs[0], results)
     path.parent.mkdir(parents=True)
 
-    class WritesOne(Recording):
+    class WritesOne(RecordingExecutor):
         "Reports both done; only the first leaves a record (with its Avg.), as a real run would."
         def submit(self, fn, cmd, *args):
             if not self.cmds:

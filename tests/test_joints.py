@@ -3,7 +3,6 @@ anything is recorded. A tiny task of our own ('joints': 48 training windows of 1
 channels, two classes) is poisoned on demand by its config; tiny methods and backbones break the
 training loop, collapse, or break the backbone contract. Each run is one epoch on the CPU."""
 import math, os, shutil, warnings
-from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from prism_nb.experiment import run
 from prism_nb.records import read_record
 from prism_nb.rescore import evaluate
 from prism_nb.sweep import run_sweep
+from conftest import RecordingExecutor
 
 L, D, C = 16, 2, 2
 POISONS = ('', 'nan_padding', 'nan_observed', 'half_mask', 'label', 'empty_window', 'short_times')
@@ -256,20 +256,8 @@ def test_evaluate_refuses_masks_not_0_1_or_misshapen(tmp_path):
 
 # --- 4. sweeps agree with runs -------------------------------------------------------------------
 
-class Commands:
-    "An executor keeping the commands it is given, each reported done without running."
-    def __init__(self):
-        self.cmds = []
-
-    def submit(self, fn, cmd, *args):
-        self.cmds.append(cmd)
-        f = Future()
-        f.set_result((0, ''))
-        return f
-
-
 def test_a_sweep_gives_each_run_one_thread_by_default(tmp_path):
-    ex = Commands()
+    ex = RecordingExecutor()
     run_sweep([make_config(**dict(QUICK, method='erm'))], workers=1, executor=ex, results_dir=tmp_path,
               out_dir=tmp_path / 'runs', progress=False)
     assert ex.cmds[0].startswith('OMP_NUM_THREADS=1 ') and ' -p threads 1' in ex.cmds[0], ex.cmds[0]
