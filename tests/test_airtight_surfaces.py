@@ -125,7 +125,7 @@ def test_a_slow_condition_says_so_while_it_runs(monkeypatch):
 
     def slow(v, m, steps, g):
         for _ in range(3000):  # until the watch has spoken (30 s at most)
-            if 'SlowOne' in err.getvalue():
+            if 'SlowTwo' in err.getvalue():
                 break
             time.sleep(0.01)
         return first_steps(v, m, steps, g)

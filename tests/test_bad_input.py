@@ -27,16 +27,30 @@ BAD = [
     (dict(force='maybe'), 'force must be True or False'),
 ]
 
-@pytest.mark.parametrize('params,msg', BAD)
-def test_bad_parameter_fails_before_any_work(root, tmp_path, params, msg):
-    results = tmp_path / 'results'
-    t0 = time.monotonic()
-    res = subprocess.run(papermill(root, tmp_path / 'x.ipynb', results, **params), capture_output=True, text=True)
+@pytest.fixture(scope='module')
+def bad_runs(tmp_path_factory):
+    "Every BAD case through papermill, two kernels at a time (each in its own folder): case index -> (folder, result)."
+    from concurrent.futures import ThreadPoolExecutor
+    from conftest import ROOT
+    base = tmp_path_factory.mktemp('bad')
+
+    def one(k):
+        d = base / f'case{k}' / 'run'  # experiment='../../x' would land in base / f'case{k}' / 'x'
+        d.mkdir(parents=True)
+        cmd = papermill(ROOT, d / 'x.ipynb', d / 'results', **BAD[k][0])
+        return d, subprocess.run(cmd, capture_output=True, text=True)
+
+    with ThreadPoolExecutor(2) as pool:  # kernels wait on start-up as much as they compute
+        return dict(enumerate(pool.map(one, range(len(BAD)))))
+
+@pytest.mark.parametrize('case', range(len(BAD)), ids=[m for _, m in BAD])
+def test_bad_parameter_fails_before_any_work(bad_runs, case):
+    d, res = bad_runs[case]
     assert res.returncode != 0
-    out = res.stdout + res.stderr + (tmp_path / 'x.ipynb').read_text()
-    assert msg in out, out[-2000:]
+    out = res.stdout + res.stderr + (d / 'x.ipynb').read_text()
+    assert BAD[case][1] in out, out[-2000:]
     assert 'ConfigError' in out  # raised by the checks, not by training
-    assert not files_under(results) and not files_under(tmp_path / 'checkpoints') and not files_under(tmp_path.parent / 'x')
+    assert not any(files_under(f) for f in (d / 'results', d / 'checkpoints', d / 'x', d.parent / 'x'))
 
 def test_json_hparams_are_parsed(tmp_path):
     from prism_nb.config import make_config
