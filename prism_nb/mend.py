@@ -220,7 +220,7 @@ def mend_sentence(
         b = bursts.loc['bursts']
         tail = (
             f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
-            f"{b.change} ({b.verdict.removesuffix(' (within 2 se)')})"
+            f"{b.change} ({b.verdict.removesuffix(' (within 2 se)')}; paired {b.paired})"
         )
     if bursts is not None and mend_recommended(verdict, bursts):
         tail += (
@@ -345,7 +345,7 @@ def burst_verdict(
     frame: pd.DataFrame,  # `burst_frame`
     mend: str = PRISM_VARIANT_NAMES['bunch'],
 ) -> pd.DataFrame:
-    "Per condition and the bursts' mean: the mend minus PRISM (mean ± se), seeds, the 2-se word."
+    "Per condition and both bursts' mean: mend minus PRISM (mean ± se), 2-se word, paired change."
     rows = {}
     f = frame.pivot_table(index=['row', 'seed'], columns='condition', values='acc')
     if not len(f) or mend not in f.index.unique('row') or 'PRISM' not in f.index.unique('row'):
@@ -359,9 +359,12 @@ def burst_verdict(
             else 'mend lower' if m < -2 * se
             else 'level (within 2 se)'
         )
+        pair = paired_difference(f.loc[mend, col], f.loc['PRISM', col])
         rows[col] = dict(
             change=pm(m, se, 1, signed=True),
             seeds=f"{len(f.loc[mend])}/{len(f.loc['PRISM'])}",
             verdict=word,
+            paired=f"{pair['mean']:+.1f} [{pair['ci_low']:+.1f}, {pair['ci_high']:+.1f}]",
+            p_wilcoxon=pair['p'],
         )
     return pd.DataFrame(rows).T.rename_axis('condition')
