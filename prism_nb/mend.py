@@ -21,7 +21,7 @@ from .tuning import PROTOCOLS, PROTOCOL_NAMES
 from .harc_tasks import FRESH_SEED_FLOOR, FRESH_SEEDS, search_overrides
 from .bunching import BUNCHED, _change, _condition_rows, _mean_se, _records, _summaries
 from .bunching import condition_scores
-from .verdict import paired_difference  # 22_verdict: pairs by seed (no import cycle)
+from .verdict import lead_text, paired_difference  # 22_verdict: pairs by seed (no import cycle)
 
 # %% auto #0
 __all__ = ['MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'MEND_SEEDS', 'BURSTS', 'BURST_DESIGN', 'mend_config', 'mend_selection',
@@ -175,34 +175,44 @@ def mend_verdict(
             'verdict': _mend_word(diff['bunched'], loss['mend'][0], paper),
             'seeds: mend': len(a),
             'seeds: PRISM': len(b),
-            'paired Δ F/L/M [95%]': (
-                f"{pair['mean']:+.1f} [{pair['ci_low']:+.1f}, {pair['ci_high']:+.1f}]"
-            ),
+            'paired Δ F/L/M [95%]': lead_text(pair),
             'p (Wilcoxon)': pair['p'],
             'seeds paired': pair['n'],
         }
     return pd.DataFrame(out).T.infer_objects().rename_axis('protocol')
 
 # %% ../nbs/21a_mend.ipynb #aa73d655
+def _not_recommended(
+    verdict: pd.DataFrame,  # `mend_verdict`
+    bursts: pd.DataFrame | None = None,  # `burst_verdict`: None or empty while unscored
+) -> str | None:
+    "Why the mend is not recommended, in words; None when it is."
+    if verdict is None or not len(verdict):
+        return 'not applied yet'
+    met = verdict.verdict.isin(['narrows the gap', 'closes the gap']).any()
+    widened = (verdict.verdict == 'widens the gap').any()
+    lower = bursts is not None and len(bursts) and bursts.loc['bursts', 'verdict'] == 'mend lower'
+    if not met:
+        return 'not met'
+    if widened:
+        return 'met on one severity but widened on the other'
+    return 'met, but the mend is lower on the bursts' if lower else None
+
+
 def mend_recommended(
     verdict: pd.DataFrame,  # `mend_verdict`
     bursts: pd.DataFrame | None = None,  # `burst_verdict`: None or empty while unscored
 ) -> bool:
     "The stated rule met on some protocol, widened on none, and the mend not lower on the bursts."
-    if verdict is None or not len(verdict):
-        return False
-    met = verdict.verdict.isin(['narrows the gap', 'closes the gap']).any()
-    widened = (verdict.verdict == 'widens the gap').any()
-    lower = bursts is not None and len(bursts) and bursts.loc['bursts', 'verdict'] == 'mend lower'
-    return bool(met and not widened and not lower)
+    return _not_recommended(verdict, bursts) is None
 
-
+# %% ../nbs/21a_mend.ipynb #191969f5
 def _how_to_run(r_b: float) -> str:
     "The run options that train the mend at `r_b`."
     extra = '' if r_b == PRISM_VARIANTS['bunch']['r_b'] else f" -y 'hparams: {{r_b: {r_b:g}}}'"
     return f'`-p method prism -p variant bunch{extra}`'
 
-
+# %% ../nbs/21a_mend.ipynb #af90ac10
 def mend_sentence(
     verdict: pd.DataFrame,  # `mend_verdict`
     r_b: float | None,  # `mend_choice`: None while the choice's runs are missing
@@ -222,20 +232,14 @@ def mend_sentence(
             f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
             f"{b.change} ({b.verdict.removesuffix(' (within 2 se)')}; paired {b.paired})"
         )
-    if bursts is not None and mend_recommended(verdict, bursts):
+    if bursts is not None:
+        why = _not_recommended(verdict, bursts)
         tail += (
             "; so the mend is PRISM's recommended setting for bunched sampling "
             f"({_how_to_run(r_b)})"
+            if why is None
+            else f"; the stated rule is {why}, so PRISM's defaults stay the recommendation"
         )
-    elif bursts is not None:
-        met = verdict.verdict.isin(['narrows the gap', 'closes the gap']).any()
-        widened = (verdict.verdict == 'widens the gap').any()
-        why = (
-            'not met' if not met
-            else 'met on one severity but widened on the other' if widened
-            else 'met, but the mend is lower on the bursts'
-        )
-        tail += f"; the stated rule is {why}, so PRISM's defaults stay the recommendation"
     if brief:
         where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
         return (
@@ -364,7 +368,7 @@ def burst_verdict(
             change=pm(m, se, 1, signed=True),
             seeds=f"{len(f.loc[mend])}/{len(f.loc['PRISM'])}",
             verdict=word,
-            paired=f"{pair['mean']:+.1f} [{pair['ci_low']:+.1f}, {pair['ci_high']:+.1f}]",
+            paired=lead_text(pair),
             p_wilcoxon=pair['p'],
         )
     return pd.DataFrame(rows).T.rename_axis('condition')

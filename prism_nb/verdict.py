@@ -27,10 +27,10 @@ from prism_nb.harc_tasks import (
 
 # %% auto #0
 __all__ = ['PROTOCOL_DRAWS', 'QUICK', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm',
-           'smallest_p', 'paired_difference', 'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table',
-           'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed', 'protocol_configs',
-           'search_frame', 'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table', 'lead_sentence',
-           'condition_sentence', 'runner_up_sentence', 'smallest_lead']
+           'smallest_p', 'paired_difference', 'lead_text', 'paired_comparisons', 'comparison_table', 'per_seed_scores',
+           'seed_table', 'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed',
+           'protocol_configs', 'search_frame', 'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table',
+           'lead_sentence', 'condition_sentence', 'runner_up_sentence', 'smallest_lead']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
 def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
@@ -172,6 +172,13 @@ def paired_difference(
     ci = bootstrap((d,), np.mean, method='BCa', random_state=rng_seed).confidence_interval
     out.update(ci_low=float(ci.low), ci_high=float(ci.high), p=float(wilcoxon(d).pvalue))
     return out
+
+# %% ../nbs/22_verdict.ipynb #46fc0e04
+def lead_text(
+    d,  # a `paired_difference` (or a row with its mean, ci_low, ci_high)
+) -> str:
+    "'+3.0 [+2.2, +4.2]': the mean difference and its 95% interval, signed."
+    return f"{d['mean']:+.1f} [{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
 
 # %% ../nbs/22_verdict.ipynb #a69e23da
 def paired_comparisons(
@@ -520,7 +527,7 @@ def headline_table(
     lead = [
         ''
         if m == reference or m not in c.index
-        else f"{c.loc[m, 'mean']:+.1f} [{c.loc[m, 'ci_low']:+.1f}, {c.loc[m, 'ci_high']:+.1f}]"
+        else lead_text(c.loc[m])
         for m in t.index
     ]
     p = ['' if m == reference or m not in c.index else f"{c.loc[m, 'p_holm']:.3f}" for m in t.index]
