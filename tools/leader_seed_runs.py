@@ -1,0 +1,69 @@
+"""The runs that take the verdict's leaders to 20 fresh seeds (nbs/22_verdict.ipynb), resumable: every run whose
+record exists is skipped, so the same command continues where a stopped one left off.
+
+    python tools/leader_seed_runs.py [--workers N] [--plan]
+
+1. PRISM's recipe and runner-up and the four closest tuned baselines (`LEADERS`) at the fresh seeds 20-29
+   (`LEADER_SEEDS`, task `harc_fresh`: trained on Random, each model scored on both protocols), seed by seed so a
+   stopped queue leaves every leader with the same seeds; `--workers` papermill workers of one torch thread.
+2. Numerics as a source of spread: PRISM's and ERM's recipes at all 20 fresh seeds retrained with two torch threads
+   (experiment `harc_fresh_threads2`, the same configs otherwise), one worker at a time.
+
+`--plan` prints each stage's runs and its cost by the search's own measured CPU seconds per run, and runs nothing."""
+import argparse, os, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], allow_abbrev=False)
+    p.add_argument('--workers', type=int, default=2, help='papermill workers of one torch thread (stage 1)')
+    p.add_argument('--plan', action='store_true', help='print the queue and its cost; run nothing')
+    a = p.parse_args(argv)
+    if a.workers < 1:
+        p.error(f'--workers must be at least 1, got {a.workers}')
+    return a
+
+
+if __name__ == '__main__':
+    args = parse(sys.argv[1:])
+    import prism_nb  # noqa: F401  (registers harc_fresh)
+    from prism_nb.config import record_path
+    from prism_nb.records import read_records
+    from prism_nb.sweep import run_sweep
+    from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs
+
+    LEADER_SEEDS = tuple(range(20, 30))
+    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    if not (results / 'harc_tuned').is_dir():
+        sys.exit(f'no search records under {results / "harc_tuned"}: the recipes cannot be chosen')
+    choice = recipe_choice(results_dir=results)
+    draws = {m: int(choice.loc[m, 'draw']) for m in ('erm', 'vrex', 'mixup', 'coral', 'prism')}
+    cost = {}
+    for r in read_records(results / 'harc_tuned'):
+        cost.setdefault(r['config']['method'], []).append(r['timing']['process_cpu_seconds'])
+    cost = {m: sum(v) / len(v) for m, v in cost.items()}
+    leaders = []
+    for s in LEADER_SEEDS:
+        seed_runs = recipe_configs(draws, seeds=[s]) + recipe_configs(
+            {'prism': int(choice.loc['prism', 'runner_up'])}, seeds=[s])
+        leaders += sorted(seed_runs, key=lambda c: -cost.get(c['method'], 0.0))
+    threads2 = recipe_configs({m: draws[m] for m in ('prism', 'erm')}, seeds=FRESH_SEEDS + LEADER_SEEDS,
+                              experiment='harc_fresh_threads2')
+    stages = [('leaders at seeds 20-29', leaders, args.workers, 1), ('two torch threads', threads2, 1, 2)]
+    for name, cfgs, workers, threads in stages:
+        left = [c for c in cfgs if not record_path(c, results).exists()]
+        cpu_h = sum(cost.get(c['method'], 0.0) for c in left) / 3600
+        print(f'{name}: {len(cfgs)} runs, {len(left)} left, about {cpu_h:.1f} CPU hours left '
+              f'({cpu_h / workers:.1f} h wall-clock on {workers} worker(s) of {threads} thread(s))', flush=True)
+    if args.plan:
+        sys.exit(0)
+    for name, cfgs, workers, threads in stages:
+        t0 = time.time()
+        out = run_sweep(cfgs, workers=workers, threads=threads, results_dir=results, progress=False)
+        print(f"{name}: {len(out['done'])} trained, {len(out['skipped'])} had records, {len(out['failed'])} "
+              f'failed in {time.time() - t0:.0f} s', flush=True)
+        for fname, err in out['failed']:
+            print(f'  FAILED {fname}: {err[-300:]}', flush=True)
