@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_sampling.ipynb #11be2b60
 from __future__ import annotations
-import contextlib, functools, math, random, sys, threading, time
+import contextlib, functools, inspect, math, random, sys, threading, time
 
 import numpy as np
 import torch
@@ -13,19 +13,19 @@ from .core import derive_seed, ConfigError, Registry, check_registry_name, claim
 from .core import kind_of
 
 # %% auto #0
-__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'PROBE_WINDOWS', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH',
+__all__ = ['CONDITIONS', 'BUILTIN_CONDITIONS', 'PROBE_WINDOWS', 'PROBE_LIMIT_S', 'FEATURE_SKEW', 'CONCENTRATION', 'REGION_WIDTH',
            'CONCENTRATED_CONDITIONS', 'CONCENTRATION_SETTINGS', 'SEVERITY_KNOBS', 'PAPER_SEVERITY',
            'PAPER_SEVERITY_NAMES', 'PAPER_SEVERITY_CONDITIONS', 'HARC_CONDITIONS', 'CONDITION_WATCH_S',
            'SHORTCUT_MODES', 'budget_steps', 'random_choice_mask', 'observed_cells', 'channel_counts', 'observed_steps',
-           'is_synchronized', 'register_condition', 'check_deterministic', 'random_condition', 'regular_condition',
-           'desync_condition', 'feature_allocation', 'fixed_feat_condition', 'rand_feat_condition',
-           'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition', 'mid_condition',
-           'concentrated_condition', 'desync_share_condition', 'check_knob', 'nested_feature_condition',
-           'knob_condition', 'check_budget', 'register_signal_condition', 'sees_values', 'send_on_delta_masks',
-           'send_on_delta_condition', 'check_condition', 'watching', 'condition_masks', 'condition_masks_within',
-           'plot_condition_masks', 'plot_harc_construction', 'severity_masks', 'pattern_starts', 'pattern_masks',
-           'shortcut_assignment', 'empirical_rho', 'mask_following_rate', 'group_accuracies', 'worst_group_accuracy',
-           'environment_ids', 'augment_mask', 'span_mask', 'bunch_mask']
+           'is_synchronized', 'register_condition', 'check_deterministic', 'check_condition_arguments',
+           'random_condition', 'regular_condition', 'desync_condition', 'feature_allocation', 'fixed_feat_condition',
+           'rand_feat_condition', 'concentration_region', 'concentrated_steps', 'first_condition', 'last_condition',
+           'mid_condition', 'concentrated_condition', 'desync_share_condition', 'check_knob',
+           'nested_feature_condition', 'knob_condition', 'check_budget', 'register_signal_condition', 'sees_values',
+           'send_on_delta_masks', 'send_on_delta_condition', 'check_condition', 'watching', 'condition_masks',
+           'condition_masks_within', 'plot_condition_masks', 'plot_harc_construction', 'severity_masks',
+           'pattern_starts', 'pattern_masks', 'shortcut_assignment', 'empirical_rho', 'mask_following_rate',
+           'group_accuracies', 'worst_group_accuracy', 'environment_ids', 'augment_mask', 'span_mask', 'bunch_mask']
 
 # %% ../nbs/02_sampling.ipynb #6c63e3d8
 def budget_steps(
@@ -130,44 +130,109 @@ def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
 
 # %% ../nbs/02_sampling.ipynb #e761a26e
 PROBE_WINDOWS = 4  # windows of HAR-C's shape (128 steps x 6 channels) a new condition is probed on
+PROBE_LIMIT_S = 60.0  # seconds registration waits for the probe's two draws before refusing the condition
 
 
+def _within_probe_limit(
+    name: str,  # the condition probed, for the error
+    draw,  # the probe's work: a function of no arguments
+):
+    "`draw()`, run in a daemon thread; ConfigError naming `name` when it takes over `PROBE_LIMIT_S`."
+    out = {}
+
+    def work():
+        try:
+            out['value'] = draw()
+        except BaseException as e:  # raised again in the registering thread, as if drawn there
+            out['error'] = e
+
+    worker = threading.Thread(target=work, name=f'probing condition {name}', daemon=True)
+    worker.start()
+    worker.join(PROBE_LIMIT_S)
+    if worker.is_alive():
+        raise ConfigError(
+            f"condition {name!r} did not return within {PROBE_LIMIT_S:g} s when probed at registration "
+            f"(two draws of {PROBE_WINDOWS} windows of 128 steps x 6 channels, which take a condition "
+            "milliseconds): it hangs or is far too slow, and is not registered; Python cannot stop its "
+            "call, which goes on in a background thread until the process ends"
+        )
+    if 'error' in out:
+        raise out['error']
+    return out['value']
+
+# %% ../nbs/02_sampling.ipynb #9786a18c
+def _two_draws(
+    name: str,  # the condition's name, which seeds the probe's generator
+    fn,  # the condition: `fn(n, L, D, steps, g)`, or `fn(v, m, steps, g)` when `sees`
+    sees: bool = False,  # whether `fn` draws from the values
+) -> list | None:
+    "The probe's two draws of `fn`, each from a generator in the same state; None when `fn` fails on them."
+    n, L, D = PROBE_WINDOWS, 128, 6
+    steps = budget_steps(L)
+    v = torch.randn(n, L, D, generator=torch.Generator().manual_seed(derive_seed(0, 'probe')))
+    outs = []
+    for _ in range(2):
+        g = torch.Generator().manual_seed(derive_seed(0, 'probe', name))
+        try:
+            args = (v.clone(), torch.ones(n, L, D)) if sees else (n, L, D)
+            outs.append(fn(*args, steps, g))
+        except Exception:
+            return None  # made for other shapes: its masks are checked where they are drawn
+    return outs
+
+# %% ../nbs/02_sampling.ipynb #7698008d
 def check_deterministic(
     name: str,  # the condition's name, for the error
     fn,  # the condition: `fn(n, L, D, steps, g)`, or `fn(v, m, steps, g)` when `sees`
     sees: bool = False,  # whether `fn` draws from the values
 ):
     "ConfigError naming `name` when `fn` draws two different masks from one generator state."
-    n, L, D = PROBE_WINDOWS, 128, 6
-    steps = budget_steps(L)
-    v = torch.randn(n, L, D, generator=torch.Generator().manual_seed(derive_seed(0, 'probe')))
-    outs, py, npy = [], random.getstate(), np.random.get_state()
+    saved = torch.get_rng_state(), random.getstate(), np.random.get_state()
     try:
-        # torch's global generator restored after the probe, as numpy's and random's in `finally`
-        with torch.random.fork_rng(devices=[]):
-            for _ in range(2):
-                g = torch.Generator().manual_seed(derive_seed(0, 'probe', name))
-                try:
-                    args = (v.clone(), torch.ones(n, L, D)) if sees else (n, L, D)
-                    outs.append(fn(*args, steps, g))
-                except Exception:
-                    return  # made for other shapes: its masks are checked where they are drawn
+        outs = _within_probe_limit(name, lambda: _two_draws(name, fn, sees))
     finally:
-        random.setstate(py)
-        np.random.set_state(npy)
-    a, b = outs
-    if not (torch.is_tensor(a) and torch.is_tensor(b)):
+        # the global generators put back here, in the registering thread: a probe past its limit,
+        # still running, puts back nothing when it ends
+        torch.set_rng_state(saved[0])
+        random.setstate(saved[1])
+        np.random.set_state(saved[2])
+    if outs is None or not all(torch.is_tensor(o) for o in outs):
         return  # no masks at all: refused where they are drawn, with the shape it should have
-    a, b = a.float().nan_to_num(-1.0), b.float().nan_to_num(-1.0)
+    a, b = (o.float().nan_to_num(-1.0) for o in outs)
     if a.shape != b.shape or not torch.equal(a, b):
         raise ConfigError(
-            f"condition {name!r} drew different masks twice from one generator state (probe: {n} "
-            f"windows of {L} steps x {D} channels): it draws from something other than its "
+            f"condition {name!r} drew different masks twice from one generator state (probe: "
+            f"{PROBE_WINDOWS} windows of 128 steps x 6 channels): it draws from something other than its "
             "generator `g` (torch's global generator, numpy, random, the clock); draw every random "
             "number from `g`, so that one seed gives one set of masks"
         )
 
+# %% ../nbs/02_sampling.ipynb #c9feda98
+def check_condition_arguments(
+    name: str,  # the condition's name, for the error
+    fn,  # the callable registered as the condition
+    sees: bool = False,  # whether it is called `fn(v, m, steps, g)` rather than `fn(n, L, D, steps, g)`
+):
+    "ConfigError naming `name` unless `fn` is Python code taking the arguments a condition is drawn with."
+    wanted = '(v, m, steps, g)' if sees else '(n, L, D, steps, g)'
+    inner = inspect.unwrap(fn)  # a signal condition's wrapper: the function inside it
+    try:
+        signature = None if inspect.isbuiltin(inner) else inspect.signature(fn)
+    except (TypeError, ValueError):  # a callable that says nothing of its arguments
+        signature = None
+    try:
+        if signature is not None:
+            signature.bind(*wanted[1:-1].split(', '))
+            return
+    except TypeError:
+        pass
+    shown = getattr(inner, '__qualname__', kind_of(inner))
+    raise ConfigError(
+        f"condition {name!r} must be a Python function taking {wanted}, the arguments it is drawn with; "
+        f"got {'the built-in ' if inspect.isbuiltin(inner) else ''}{shown}{signature or '(arguments unknown)'}"
+    )
 
+# %% ../nbs/02_sampling.ipynb #32289c9d
 def _register_checked(name, fn, replace: bool, module: str, sees: bool):
     "Register `fn` as `name` after the name checks and, from outside the package, the probe."
     if not callable(fn):
@@ -177,6 +242,7 @@ def _register_checked(name, fn, replace: bool, module: str, sees: bool):
     # every name check of `register`, on copies, first: a refused name runs nothing, changes nothing
     claim_name(dict.fromkeys(CONDITIONS), name, set(CONDITIONS.builtin), module, same, replace,
                CONDITIONS.kind, CONDITIONS.names)
+    check_condition_arguments(name, fn, sees)
     if module.split('.')[0] != 'prism_nb':
         check_deterministic(name, fn, sees)
     return CONDITIONS.register(name, fn, replace, module=module)
