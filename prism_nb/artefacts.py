@@ -503,6 +503,7 @@ def render_folders(
         if not (base.is_dir() and os.access(base, os.W_OK | os.X_OK)):
             raise ConfigError(f"{key} {d} cannot be written ({base} is not a writable folder)")
     if tables.parent.is_dir():  # else no render ever wrote there: nothing to finish
-        with render_lock(tables.parent):  # the lock `publish` holds
+        # the locks `publish` holds, on each folder that exists (one that does not holds no render)
+        with render_lock(*(d.parent for d in (tables, figures) if d.parent.is_dir())):
             finish_publish(tables, figures)  # roll a killed render forward, or its staging back
     return tables, figures

@@ -8,20 +8,22 @@ import json
 import os
 import shutil
 import uuid
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from filelock import FileLock, Timeout
 
-from .core import ConfigError, atomic_write, atomic_write_json, repo_root, results_root
+from .core import ConfigError, atomic_write, atomic_write_json, folder_path, open_regular
+from .core import repo_root, results_root
 from .records import read_records, record_files
 
 # %% auto #0
-__all__ = ['PAPER_RC', 'load_records', 'summarize', 'pm', 'count_range', 'paper_dir', 'reported', 'wide_table', 'versus_paper',
-           'paper_style', 'to_markdown', 'save_table', 'save_figure', 'check_results_dir', 'is_empty_table',
-           'finish_publish', 'render_lock', 'publish']
+__all__ = ['PAPER_RC', 'JOURNAL_MAX_BYTES', 'TABLE_MAX_BYTES', 'load_records', 'summarize', 'pm', 'count_range', 'paper_dir',
+           'reported', 'wide_table', 'versus_paper', 'paper_style', 'to_markdown', 'save_table', 'save_figure',
+           'check_results_dir', 'is_empty_table', 'finish_publish', 'render_lock', 'publish', 'check_render_finished',
+           'read_table']
 
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(
@@ -276,13 +278,64 @@ def _aside(d: Path, state: str, uid: str = '*') -> Path:
     "A render's own folder beside `d`: `.<name>.<state>-<uid>` (staging, commit; `old`: earlier)."
     return d.parent / f'.{d.name}.{state}-{uid}'
 
+# %% ../nbs/11_report.ipynb #0f32fee3
+def _own_folder(
+    d: Path,  # a folder a render left beside `tables/` or `figures/`
+    what: str,  # what it holds, for the error
+) -> Path:
+    "`d` if a real folder, not a link; ConfigError naming it otherwise (nothing is moved from it)."
+    if d.is_symlink() or not d.is_dir():
+        raise ConfigError(
+            f"{d} ({what}) is {'a link' if d.is_symlink() else 'not a folder'}, not a folder a render "
+            "writes: nothing was moved; a render never leaves one, so it was planted or edited: look "
+            "at it, then remove it"
+        )
+    return d
+
+# %% ../nbs/11_report.ipynb #64a7477d
+JOURNAL_MAX_BYTES = 64 * 1024  # a journal holds one folder name
+
+
+def _journal_figures(
+    commit: Path,  # a committed set, `.tables.commit-<uid>` beside `tables`
+    tables: Path,  # this render's tables folder
+    figures: Path,  # this render's figures folder
+) -> Path:
+    "The figures folder `commit`'s journal names, if this render's or inside its parent; else ConfigError."
+    journal = commit / '.journal.json'
+    if not (journal.exists() or journal.is_symlink()):
+        return figures  # an earlier version's commit, which wrote no journal
+    try:
+        if journal.is_symlink():
+            raise ValueError('it is a link')
+        with open_regular(journal, JOURNAL_MAX_BYTES, 'render journal') as f:
+            named = json.loads(f.read())
+        if not (isinstance(named, dict) and isinstance(named.get('figures_dir'), str)):
+            raise ValueError("it names no 'figures_dir' as a string")
+    except (OSError, ValueError, RecursionError) as e:
+        raise ConfigError(
+            f"render journal {journal} cannot be read ({e}): nothing was moved; look at {commit}, then "
+            "remove it"
+        ) from None
+    fig, home, own = Path(named['figures_dir']), tables.parent.resolve(), tables.resolve()
+    real = fig.resolve() if fig.is_absolute() else None
+    inside = real is not None and real.is_relative_to(home)
+    if real == figures.resolve() or (inside and not (real.is_relative_to(own) or own.is_relative_to(real))):
+        return fig
+    raise ConfigError(
+        f"render journal {journal} names figures folder {fig}, which is neither this render's ({figures}) "
+        f"nor a folder inside {home}: refused, nothing was moved; a render writes only those, so the "
+        f"journal was edited or planted: look at {commit}, then remove it"
+    )
+
 # %% ../nbs/11_report.ipynb #34ca82b6
 def _move_in(src: Path, live: Path) -> int:
     "Move every file of `src` into `live`, each by an atomic os.replace; other files of `live` stay"
     live.mkdir(parents=True, exist_ok=True)
     n = 0
     for f in sorted(src.iterdir()) if src.is_dir() else []:
-        if f.is_file() and not f.name.startswith('.'):
+        # a link is no file a render writes: moving it in would show what it points at
+        if f.is_file() and not f.is_symlink() and not f.name.startswith('.'):
             os.replace(f, live / f.name)
             n += 1
     return n
@@ -293,24 +346,31 @@ def finish_publish(tables_dir, figures_dir) -> int:
     tables, figures = _publish_dirs(tables_dir, figures_dir)
     moved = 0
     for commit in sorted(tables.parent.glob(_aside(tables, 'commit').name)):
-        uid, journal = commit.name.rsplit('-', 1)[1], commit / '.journal.json'
-        fig_live = (
-            Path(json.loads(journal.read_text())['figures_dir']) if journal.is_file() else figures
-        )
-        moved += _move_in(_aside(fig_live, 'staging', uid), fig_live) + _move_in(commit, tables)
-        shutil.rmtree(_aside(fig_live, 'staging', uid), ignore_errors=True)
+        uid = commit.name.rsplit('-', 1)[1]
+        _own_folder(commit, "a killed render's tables")
+        fig_live = _journal_figures(commit, tables, figures)
+        staged = _aside(fig_live, 'staging', uid)
+        if staged.exists() or staged.is_symlink():
+            moved += _move_in(_own_folder(staged, "a killed render's figures"), fig_live)
+        moved += _move_in(commit, tables)
+        shutil.rmtree(staged, ignore_errors=True)
         shutil.rmtree(commit)
+    _drop_uncommitted(tables, figures)
+    return moved
+
+# %% ../nbs/11_report.ipynb #3701058c
+def _drop_uncommitted(tables: Path, figures: Path):
+    "Remove staging folders no commit names; put back an earlier version's swapped-out folder."
     for d in (tables, figures):
-        # never committed: the old set stands
+        # never committed: the old set stands (rmtree removes a link, never what it points at)
         for left in sorted(d.parent.glob(_aside(d, 'staging').name)):
             shutil.rmtree(left, ignore_errors=True)
         # an earlier version's swap, killed half-way
         for old in sorted(d.parent.glob(_aside(d, 'old').name)):
             if not d.exists():
-                os.replace(old, d)  # it held the only copy
+                os.replace(_own_folder(old, f'an earlier render\'s {d.name}'), d)  # the only copy
             else:  # a copy of what it swapped out: the live one has it
                 shutil.rmtree(old, ignore_errors=True)
-    return moved
 
 # %% ../nbs/11_report.ipynb #47f3bf05
 def _check_not_emptied(tables: dict, tables_dir: Path):
@@ -354,20 +414,20 @@ def _stage_and_commit(tables: dict, figures: dict, dirs: list):
 # %% ../nbs/11_report.ipynb #11b4e4e9
 @contextmanager
 def render_lock(
-    folder,  # the folder holding tables/ and figures/
+    *folders,  # the folders holding tables/ and figures/
 ):
-    "Hold `folder`'s render lock for the block; RuntimeError at once if another render holds it."
-    lock = FileLock(str(Path(folder) / '.render.lock'))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise RuntimeError(
-            f"another render holds {lock.lock_file}; wait for it to finish"
-        ) from None
-    try:
-        yield lock
-    finally:
-        lock.release()
+    "Hold every folder's render lock for the block; RuntimeError at once if another render holds one."
+    with ExitStack() as held:
+        for folder in sorted({Path(f).resolve() for f in folders}):
+            lock = FileLock(str(folder / '.render.lock'))
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                raise RuntimeError(
+                    f"another render holds {lock.lock_file}; wait for it to finish"
+                ) from None
+            held.callback(lock.release)
+        yield
 
 # %% ../nbs/11_report.ipynb #5446d495
 def publish(
@@ -378,10 +438,56 @@ def publish(
 ) -> dict:
     "Write the set to staging, commit it by one rename, move each file in; one render at a time."
     dirs = _publish_dirs(tables_dir, figures_dir)
-    dirs[0].parent.mkdir(parents=True, exist_ok=True)
-    with render_lock(dirs[0].parent):
+    for d in dirs:
+        d.parent.mkdir(parents=True, exist_ok=True)
+    with render_lock(*(d.parent for d in dirs)):
         finish_publish(*dirs)  # what a killed render left: its committed set moved in first
         _check_not_emptied(tables, dirs[0])
         _stage_and_commit(tables, figures, dirs)
         finish_publish(*dirs)
         return dict(tables=len(tables), figures=len(figures))
+
+# %% ../nbs/11_report.ipynb #ee6719f3
+def _render_pair(tables_dir=None, figures_dir=None) -> tuple:
+    "(tables, figures) folders as a render names them: None is <repo>/tables, <repo>/figures."
+    return tuple(
+        repo_root() / key.split('_')[0] if d is None else folder_path(key, d)
+        for key, d in (('tables_dir', tables_dir), ('figures_dir', figures_dir))
+    )
+
+# %% ../nbs/11_report.ipynb #5e1f0c2a
+def check_render_finished(
+    tables_dir=None,  # the tables folder read; None: <repo>/tables
+    figures_dir=None,  # the figures folder beside it; None: <repo>/figures
+):
+    "ConfigError naming the folders and the command finishing it when a render's set is half moved in."
+    tables, figures = _render_pair(tables_dir, figures_dir)
+    waiting = sorted(tables.parent.glob(_aside(tables, 'commit').name)) if tables.parent.is_dir() else []
+    if waiting:
+        raise ConfigError(
+            f"{tables} and {figures} are out of step: a render was killed (or is running now) after its "
+            f"commit, so its figures may be in while its tables still wait in {waiting[0]}. Finish it, "
+            "then read again: python -c \"from prism_nb.artefacts import render_folders; "
+            f"render_folders('{tables}', '{figures}')\" (the first cell of nbs/paper.ipynb does the same)"
+        )
+
+# %% ../nbs/11_report.ipynb #b2ad923d
+TABLE_MAX_BYTES = 16 * 1024 * 1024  # far above any table a render writes
+
+
+def read_table(
+    name: str,  # the table's name, as `publish` writes it: `<name>.csv`
+    tables_dir=None,  # None: <repo>/tables
+    figures_dir=None,  # None: <repo>/figures
+    index_col=0,  # `pandas.read_csv`'s; None for a table written with index=False
+) -> pd.DataFrame:
+    "Table `name` from `tables_dir`, refused while a killed render has left it out of step."
+    tables, figures = _render_pair(tables_dir, figures_dir)
+    if not isinstance(name, str) or Path(name).name != name or name.startswith('.'):
+        raise ConfigError(f"table name {name!r} must be a file name, without a folder")
+    check_render_finished(tables, figures)
+    path = tables / f'{name}.csv'
+    if path.is_symlink():
+        raise ConfigError(f"table {path} is a link, not a file a render writes: refused")
+    with open_regular(path, TABLE_MAX_BYTES, 'table', ConfigError) as f:
+        return pd.read_csv(f, index_col=index_col)
