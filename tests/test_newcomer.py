@@ -6,7 +6,8 @@
   the shell put it: under the repository root;
 - a scratch notebook in nbs/ is named in one line that says what to do;
 - the test command names each notebook as nbdev_test takes it and each test as pytest runs it;
-- no module of the package imports the package back (experiment once did, for `__version__`)."""
+- no module of the package imports the package back (experiment once did, for `__version__`);
+- a study page shows prose, figures and tables on the site, its tests hidden there (`#| hide`) and run by nbdev_test."""
 import ast, json, os, re, subprocess, sys
 from pathlib import Path
 
@@ -114,3 +115,27 @@ def test_the_record_holds_the_packages_version():
     import prism_nb
     from prism_nb.experiment import versions
     assert versions()['prism_nb'] == prism_nb.__version__
+
+
+STUDY_PAGES = ['18_paper_severity', '20_tuning', '21_bunching']  # 21a_mend and 22_verdict: theirs to join
+TEST_CALL = re.compile(r'^\s*assert\b|\btest_(?:eq|ne|fail|close|is|warns|stdout|eq_type)\(', re.M)
+
+
+def site_code_cells(nb: dict) -> list:
+    "The sources of the code cells the docs site shows: not `#| hide`, export, exporti, default_exp or include: false."
+    def directives(src):
+        return [ln[3:].strip() for ln in src.splitlines() if ln.startswith('#|')]
+    left_out = ('hide', 'export', 'exporti', 'default_exp', 'include: false')
+    return [src for c in nb['cells'] if c['cell_type'] == 'code' for src in [''.join(c['source'])]
+            if not any(d.startswith(left_out) for d in directives(src))]
+
+
+@pytest.mark.parametrize('name', STUDY_PAGES)
+def test_a_study_page_shows_no_test_cell_on_the_site(name):
+    nb = json.loads((ROOT / 'nbs' / f'{name}.ipynb').read_text())
+    shown = [src for src in site_code_cells(nb) if TEST_CALL.search(src)]
+    assert not shown, f'nbs/{name}.ipynb shows tests on the site (move them to a `#| hide` cell after):\n' + '\n---\n'.join(shown)
+    hidden = [src for c in nb['cells'] if c['cell_type'] == 'code' for src in [''.join(c['source'])]
+              if src.startswith('#| hide') and TEST_CALL.search(src)]
+    assert hidden and not any('#| eval: false' in src for src in hidden)  # its tests are still there, and nbdev_test runs them
+    assert site_code_cells({'cells': [{'cell_type': 'code', 'source': s} for s in ('#| hide\nx', '#| export\ny', 'z')]}) == ['z']
