@@ -7,6 +7,7 @@
 - a scratch notebook in nbs/ is named in one line that says what to do;
 - the test command names each notebook as nbdev_test takes it and each test as pytest runs it;
 - no module of the package imports the package back (experiment once did, for `__version__`);
+- the test command prints each notebook's seconds as nbdev_test completes it;
 - a study page shows prose, figures and tables on the site, its tests hidden there (`#| hide`) and run by nbdev_test."""
 import ast, json, os, re, subprocess, sys
 from pathlib import Path
@@ -78,14 +79,21 @@ def test_a_scratch_notebook_is_named_in_one_line_with_what_to_do(tmp_path):
     assert scratch_notebooks() == [], 'this checkout has a scratch notebook in nbs/'
 
 
+def shell_functions(script: str) -> str:
+    "The function definitions of a bash script (`name() {` to the `}` that starts a line), to run one on its own."
+    return '\n'.join(re.findall(r'^\w+\(\) \{\n.*?^\}$', script, re.M | re.S))
+
+
 def test_the_test_command_names_each_notebook_as_nbdev_test_takes_it():
     script = (ROOT / 'tools' / 'run_all.sh').read_text()
-    nbdev_test = re.search(r'^(?:\w+=\S+ )*nbdev_test .*$', script, re.M).group(0)
+    nbdev_test = re.search(r'^(?:\s*\w+=\S+ )*\s*nbdev_test .*$', script, re.M).group(0)
     assert '--n_workers 2' in nbdev_test and "--skip_file_re '^run_|^paper|^results'" in nbdev_test
-    res = subprocess.run(['bash', '-c', f'{nbdev_test} --path nbs/00a_paths.ipynb'], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert re.search(r'^notebook_tests$', script, re.M), 'run_all.sh no longer runs notebook_tests'
+    res = subprocess.run(['bash', '-c', f'set -euo pipefail\n{shell_functions(script)}\nnotebook_tests --path nbs/00a_paths.ipynb'],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert res.returncode == 0, res.stdout[-2000:]
-    assert re.search(r'Starting .*00a_paths\.ipynb\n(.*\n)*- Completed .*00a_paths\.ipynb', res.stdout), res.stdout
+    assert re.search(r'Starting .*00a_paths\.ipynb\n(.*\n)*- Completed .*00a_paths\.ipynb in \d+ s\n', res.stdout), res.stdout
+    assert res.stdout.rstrip().endswith('Success.'), res.stdout  # nbdev_test's other lines pass through as they were
     pytest_line = re.search(r'^python -m pytest .*$', script, re.M).group(0)
     assert ' -q' not in pytest_line and ' -v' in pytest_line and '--durations' in pytest_line
 

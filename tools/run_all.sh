@@ -10,8 +10,8 @@
 #   headless Chromium (images load, links and their anchors within the site resolve, no console errors, math typeset,
 #   search finds; needs Debian's chromium, chromium-driver).
 # Before all of it, a notebook in nbs/ that is not the project's (JupyterLab's File > New saves Untitled.ipynb there)
-# is named in one line, with what to do. It prints as it goes: each notebook as nbdev_test starts and ends it, each
-# test as pytest runs it, and how long each step took (about 40 minutes in all on a loaded 2-core machine).
+# is named in one line, with what to do. It prints as it goes: each notebook as nbdev_test starts and ends it (with its
+# seconds), each test as pytest runs it, and how long each step took (about 40 minutes in all on a loaded 2-core machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -c 'import sys; sys.path.insert(0, "tests"); import conftest as c; n = c.scratch_notebooks(); sys.exit(c.scratch_message(n) if n else 0)'
@@ -37,10 +37,26 @@ if [ "${PRISM_DOCS_CHECK:-0}" = 1 ]; then
   python tools/check_docs.py
   echo "docs took $(( $(date +%s) - start_docs )) s"
 fi
-echo "== nbdev_test: every notebook's inline tests, two at a time, each named as it starts and as it ends"
+# nbdev_test's "- Completed <notebook>" line carries no time (its --timing lists them all only at the end): each gets
+# the seconds since that notebook's "Starting" line, as it is printed
+with_seconds() {
+  local -A started
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      'Starting '*) started[${line#Starting }]=$SECONDS ;;
+      '- Completed '*) line+=" in $(( SECONDS - ${started[${line#- Completed }]:-$SECONDS} )) s" ;;
+    esac
+    printf '%s\n' "$line"
+  done
+}
+# unbuffered: the two workers' lines reach the pipe as they are printed; "$@": more nbdev_test options (--path in a test)
+notebook_tests() {
+  PYTHONUNBUFFERED=1 nbdev_test --n_workers 2 --do_print --skip_file_re '^run_|^paper|^results' "$@" 2>&1 | with_seconds
+}
+echo "== nbdev_test: every notebook's inline tests, two at a time, each named as it starts and as it ends, with its seconds"
 start=$(date +%s)
-# unbuffered: the two workers' lines reach a pipe (CI's log) as they are printed; --timing: seconds per notebook
-PYTHONUNBUFFERED=1 nbdev_test --n_workers 2 --do_print --timing --skip_file_re '^run_|^paper|^results'
+notebook_tests
 echo "nbdev_test took $(( $(date +%s) - start )) s"
 echo "== pytest: one line per test as it runs, the 15 slowest at the end"
 start=$(date +%s)
