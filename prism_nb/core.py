@@ -141,7 +141,7 @@ from .caches import digest_path, write_cache, read_cache, cached_arrays
 from .plugins import PLUGIN_GROUP, _PLUGINS, _ENTRY_POINTS, PluginError, _is_path
 from .plugins import plugin_specs, _failed, _import_file, _import_plugin, _load_entry_points
 from .plugins import load_plugins, missing_plugins, loaded_entry_points
-from .names import NAME_RULE, PATH_RULE, _LOOKALIKE, _skeleton, check_registry_name
+from .names import NAME_RULE, PATH_RULE, _skeleton, check_registry_name
 from .names import _is_package, _package_importing, claim_name
 from .registry import _READING_DATA, is_registered, reading_data, UnknownName, _NO
 from .registry import _identity, _caller, _SetView, Registry

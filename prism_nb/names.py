@@ -4,7 +4,9 @@
 
 # %% ../nbs/00e_names.ipynb #70f2003a
 from __future__ import annotations
-import re, sys, unicodedata
+import functools, json, re, sys, unicodedata
+from importlib import resources
+
 
 # %% auto #0
 __all__ = ['NAME_CHARS', 'NAME_MAX', 'NAME_RULE', 'PATH_RULE', 'check_registry_name', 'check_display_name', 'claim_name']
@@ -14,17 +16,48 @@ NAME_CHARS = r'[A-Za-z0-9_.-]'  # the characters of a registered name
 NAME_MAX = 64  # the longest name (the longest part of a record's file name, `check_name`)
 NAME_RULE = rf'[A-Za-z0-9]{NAME_CHARS}{{0,{NAME_MAX - 1}}}'  # a name, as a regular expression
 PATH_RULE = rf'{NAME_RULE}(/{NAME_RULE})*'  # relative paths: such names joined by '/'
-# letters of other scripts that read as Latin ones; NFKC leaves them as they are
-_LOOKALIKE = str.maketrans(
-    'АВЕКМНОРСТХУаеорсухіјѕԁΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχ',
-    'ABEKMHOPCTXYaeopcyxijsdABEZHIKMNOPTYXoikvptux',
-)
 
 
-def _skeleton(name: str) -> str:
-    "What a name looks like: NFKC, look-alike letters as Latin, case folded, without '-' and '_'."
-    s = unicodedata.normalize('NFKC', name).translate(_LOOKALIKE).casefold()
-    return s.replace('-', '').replace('_', '')
+# %% ../nbs/00e_names.ipynb #f2bb6282
+@functools.cache
+def _prototypes() -> dict:
+    "Character -> the prototype Unicode's confusables map it to (read once, from confusable_homoglyphs)."
+    data = resources.files('confusable_homoglyphs').joinpath('confusables.json').read_text('utf-8')
+    plain = lambda s: s.replace('\u200e', '')  # the marks around right-to-left letters
+    alike = {plain(k): {plain(e['c']) for e in v} for k, v in json.loads(data).items()}
+    out = {}
+    for ch, near in alike.items():
+        if len(ch) != 1 or len(near) != 1:  # a prototype (of several characters, or of several)
+            continue
+        (other,) = near
+        prototype = len(other) > 1 or len(alike.get(other, ())) > 1
+        out[ch] = other if prototype else min(ch, other)  # a pair: one of the two stands for both
+    return {ch: p for ch, p in out.items() if p != ch}
+
+
+# %% ../nbs/00e_names.ipynb #6df4c930
+def _uts39_skeleton(text: str) -> str:
+    "Unicode's skeleton of `text` (UTS #39): NFD, each character as its prototype, NFD again."
+    to, s = _prototypes(), unicodedata.normalize('NFD', text)
+    for _ in range(3):
+        mapped = unicodedata.normalize('NFD', ''.join(to.get(c, c) for c in s))
+        if mapped == s:
+            break
+        s = mapped
+    return s
+
+
+# %% ../nbs/00e_names.ipynb #558f390c
+def _readings(text: str) -> set:
+    "The skeletons `text` can be read as (NFKC first): as written, in capitals, case folded; each folded."
+    s = unicodedata.normalize('NFKC', text)
+    return {_uts39_skeleton(v).casefold() for v in (s, s.upper(), s.casefold())}
+
+
+def _skeleton(name: str) -> frozenset:
+    "What a name may be read as: its `_readings`, without '-' and '_'."
+    return frozenset(r.replace('-', '').replace('_', '') for r in _readings(name))
+
 
 # %% ../nbs/00e_names.ipynb #fc45099c
 def _why_not(name: str, slash: bool) -> str:
@@ -64,16 +97,16 @@ def check_registry_name(
         f"ASCII letters, digits and _ - ., starting with a letter or a digit, without '..', at "
         f"most {NAME_MAX} characters" + (", such names joined by '/'" if slash else '')
     )
-    like = [k for k in taken if isinstance(k, str) and _skeleton(k) == _skeleton(name)]
+    like = [k for k in taken if isinstance(k, str) and _skeleton(k) & _skeleton(name)]
     looks = f"; it looks like the {kind} {like[0]!r}" if like else ''
     why = _why_not(name, slash)
     raise ValueError(f"{kind} name {name!r} {why}: a {kind} name is {rule}{looks}")
 
 # %% ../nbs/00e_names.ipynb #a5512c2a
-def _shown(display: str) -> str:
-    "What a display name looks like: its letters and digits after NFKC, look-alikes, case folding."
-    s = unicodedata.normalize('NFKC', display).translate(_LOOKALIKE).casefold()
-    return ''.join(c for c in s if c.isalnum())
+def _shown(display: str) -> frozenset:
+    "What a display name may be read as: its `_readings`, letters and digits only."
+    return frozenset(''.join(c for c in r if c.isalnum()) for r in _readings(display))
+
 
 # %% ../nbs/00e_names.ipynb #9783049e
 def check_display_name(
@@ -93,7 +126,7 @@ def check_display_name(
     why = (
         'starts or ends with a blank' if display != display.strip()
         else f"holds {odd[0]!r} (U+{ord(odd[0]):04X} {unicodedata.name(odd[0], 'unnamed')})" if odd
-        else 'has no letter or digit' if not _shown(display)
+        else 'has no letter or digit' if not any(_shown(display))
         else None
     )
     if why:
@@ -101,12 +134,13 @@ def check_display_name(
             f"{kind} {name!r}: its display name {display!r} {why}: a display name is plain text "
             "(no control, zero-width or bidirectional character, no blank around it)"
         )
-    like = [(k, d) for k, d in shown.items() if k != name and _shown(d) == _shown(display)]
+    like = [(k, d) for k, d in shown.items() if k != name and _shown(d) & _shown(display)]
     if like:
         raise ValueError(
             f"{kind} {name!r} would be shown as {display!r}, which looks like {like[0][1]!r}, how "
-            f"the {kind} {like[0][0]!r} is shown (display names are compared by their letters and "
-            "digits after NFKC, look-alike letters and case folding): choose another display name"
+            f"the {kind} {like[0][0]!r} is shown (display names are compared by the letters and "
+            "digits of their Unicode confusables skeleton, UTS #39, in any case): choose another "
+            "display name"
         )
     return display
 
@@ -151,11 +185,12 @@ def claim_name(
         )
     if name in registry and name not in builtin and not replace:
         raise ValueError(f"{kind} {name!r} is already registered; pass replace=True to replace it")
-    like = [k for k in registry if k != name and _skeleton(k) == _skeleton(name)]
+    like = [k for k in registry if k != name and _skeleton(k) & _skeleton(name)]
     if like:
         raise ValueError(
             f"{kind} {name!r} looks like the registered {kind} {like[0]!r} (names are compared "
-            "after NFKC normalisation and case folding, without '-' and '_'): choose another name"
+            "by their Unicode confusables skeleton, UTS #39, in any case, without '-' and '_'): "
+            "choose another name"
         )
     if shown is not None:  # no other entry is shown alike
         check_display_name(display, kind, name, shown)

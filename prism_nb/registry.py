@@ -13,10 +13,10 @@ from fastcore.basics import patch
 
 from .paths import ConfigError
 from .plugins import load_plugins
-from .names import NAME_RULE, check_registry_name, claim_name
+from .names import NAME_MAX, NAME_RULE, check_registry_name, claim_name
 
 # %% auto #0
-__all__ = ['is_registered', 'reading_data', 'UnknownName', 'Registry']
+__all__ = ['SEED_MAX', 'is_registered', 'reading_data', 'UnknownName', 'Registry']
 
 # %% ../nbs/00f_registry.ipynb #b86dc451
 _READING_DATA = contextvars.ContextVar('reading_data', default=False)  # see `reading_data`
@@ -51,6 +51,7 @@ class UnknownName(ConfigError, KeyError):
 
 
 _NO = object()  # no default given to `Registry.get`
+_FOR_A_BLOCK = contextvars.ContextVar('for_a_block', default=False)  # `temporary` is registering
 
 # %% ../nbs/00f_registry.ipynb #34ff63df
 def _identity(obj) -> str:
@@ -103,6 +104,7 @@ class Registry(Mapping):
         self.kind, self._key, self.identity, self.miss = kind, key, identity, miss
         self.names = names
         self._entries, self._display, self._builtin = {}, {}, set()
+        self._held = {}  # key -> how many `temporary` blocks hold it now
         self._builtin_view = _SetView(self._builtin)
 
     @property
@@ -128,6 +130,29 @@ class Registry(Mapping):
     def __repr__(self):
         return f"Registry({self.kind!r}: {', '.join(map(str, self._entries))})"
 
+# %% ../nbs/00f_registry.ipynb #7aea3ca1
+_STEM_KEYS = {'method': 'method', 'backbone': 'backbone', 'condition': 'train_condition'}  # kind -> config key
+SEED_MAX = 2**31 - 1  # the largest seed a config takes (`make_config`): the longest number in a stem
+
+
+def _longest_stem(kind: str, name: str, obj) -> tuple | None:
+    "(task, stem) of the longest record stem a registered task builds from `name`, a `kind`'s name."
+    config = sys.modules.get('prism_nb.config')
+    tasks, common = getattr(config, 'TASKS', None), getattr(config, 'COMMON_DEFAULTS', None)
+    if kind not in _STEM_KEYS or tasks is None or common is None:
+        return None
+    variants = (getattr(obj, 'variants', None) if kind == 'method' else None) or ('full',)
+    stems = []
+    for task in list(tasks._entries.values()):  # the registered ones: no plugin imported to check a name
+        for variant in variants:
+            cfg = {**common, **task.defaults, 'variant': variant, 'seed': SEED_MAX, _STEM_KEYS[kind]: name}
+            try:
+                stems.append((task.name, str(task.record_stem(cfg)[1])))
+            except Exception:  # a task whose stem needs more than this config holds builds none from it
+                continue
+    return max(stems, key=lambda s: len(s[1]), default=None)
+
+
 # %% ../nbs/00f_registry.ipynb #d21362e8
 @patch
 def register(
@@ -146,10 +171,22 @@ def register(
     same = old is not _NO and self.identity(old) == self.identity(obj)
     module = module or _caller(obj, 1)
     display = name if display is None or display == '' else display
+    if key in self._held and not _FOR_A_BLOCK.get():
+        raise ValueError(
+            f"{self.kind} {name!r} is registered for a `temporary()` block, which takes it out when "
+            "the block ends: register it for good after the block, or under another name"
+        )
     claim_name(
         self._entries, key, self._builtin, module, same, replace, self.kind, self.names,
         display, self._display,
     )
+    task, stem = _longest_stem(self.kind, key, obj) or (None, '')
+    if len(stem) > NAME_MAX:
+        raise ValueError(
+            f"{self.kind} name {name!r} is too long to be filed: task {task!r} would name its records "
+            f"{stem}_<id>.json, a stem of {len(stem)} characters, {len(stem) - NAME_MAX} more than "
+            f"the {NAME_MAX} a record's stem holds: choose a shorter name"
+        )
     self._entries[key], self._display[key] = obj, display
     return obj
 
@@ -205,10 +242,18 @@ def temporary(
     def _block():
         key = self.key(name)
         old = (self._entries.get(key, _NO), self._display.get(key))
-        self.register(name, obj, replace, display, module)
+        token = _FOR_A_BLOCK.set(True)  # a block inside a block of this name: restored in turn
+        try:
+            self.register(name, obj, replace, display, module)
+        finally:
+            _FOR_A_BLOCK.reset(token)
+        self._held[key] = self._held.get(key, 0) + 1
         try:
             yield obj
         finally:
+            self._held[key] -= 1
+            if not self._held[key]:
+                del self._held[key]
             if old[0] is _NO:
                 self._entries.pop(key, None)
                 self._display.pop(key, None)

@@ -3,6 +3,8 @@ archives: such names joined by '/'); a name that looks like a registered one (ca
 Unicode look-alikes) is refused; and only the package's own modules, as they are imported, make
 built-ins: a `module=` argument or a class's `__module__` naming the package neither replaces a
 built-in nor adds one."""
+import re
+
 import pytest
 
 import prism_nb  # noqa: F401  (registers every built-in)
@@ -111,3 +113,57 @@ def test_the_package_s_own_names_are_built_in():
     assert {'Fixed-Feat.-P', 'Rand-Feat.'} <= set(CONDITIONS.builtin)
     assert {'p12/set-a.tar.gz', 'pam/raindrop_PAM_labels_and_splits.npz'} <= set(DATA_ARCHIVES.builtin)
     assert {'erm', 'prism'} <= set(ALGORITHMS.builtin) and 'harc' in TASKS.builtin
+
+
+# ---- issue 61: Unicode's confusables, names too long to be filed, and names a `temporary` block holds
+
+@pytest.mark.parametrize('display,like', [
+    ('\u13acRM', 'ERM'),  # Cherokee E
+    ('\ua4f0\ua4e3\ua4df', 'ERM'),  # Lisu E, R, M
+    ('E\u0280M', 'ERM'),  # a small capital R
+    ('PRlSM', 'PRISM'),  # a small L for the I
+    ('PRI\u0405M', 'PRISM'),  # Cyrillic capital DZE
+    ('PR\u04c0SM', 'PRISM'),  # Cyrillic palochka
+])
+def test_a_display_name_that_reads_as_a_built_in_is_refused(display, like):
+    with pytest.raises(ValueError, match=re.escape(f"would be shown as {display!r}, which looks like {like!r}")):
+        ALGORITHMS.register('mine', Mine, display=display, module='my_plugin')
+    assert 'mine' not in ALGORITHMS
+
+
+def test_look_alikes_come_from_unicode_s_confusables_not_a_table_of_ours():
+    from prism_nb import names
+    assert not hasattr(names, '_LOOKALIKE')
+    assert len(names._prototypes()) > 5000  # confusables.txt maps thousands of characters; a table of ours had 46
+    ALGORITHMS.register('mine', Mine, display='Mine (ERN)', module='my_plugin')  # what only looks like itself
+
+
+def test_a_name_too_long_to_be_filed_is_refused_when_registered():
+    "A name is part of its records' file names: one that cannot be filed is refused now, not at the first run."
+    for reg, name in ((ALGORITHMS, 'm' * 64), (ALGORITHMS, 'm' * 36), (BACKBONES, 'b' * 40)):
+        with pytest.raises(ValueError, match=f"{reg.kind} name {name!r} is too long to be filed: task '"):
+            reg.register(name, Mine, module='my_plugin')
+        assert name not in reg
+
+
+def test_a_name_that_registers_can_be_filed_by_every_task(tmp_path):
+    "The longest method name that registers makes a record path in every task, at the largest seed."
+    from prism_nb.config import make_config, record_path
+    name = 'm' * 35
+    ALGORITHMS.register(name, Mine, module='my_plugin')
+    for task in (t for t in TASKS if 'draw' not in TASKS[t].defaults):  # a search's configs: search_configs'
+        cfg = make_config(method=name, seed=2**31 - 1, **({} if task == 'harc' else {'dataset': task}))
+        assert record_path(cfg, tmp_path).name.startswith(name), task
+
+
+def test_a_name_a_temporary_block_holds_is_not_registered_for_good():
+    "The block's end would take it out again, silently: refused at once."
+    with ALGORITHMS.temporary('brief', Mine):
+        with pytest.raises(ValueError, match=re.escape("method 'brief' is registered for a `temporary()` block")):
+            ALGORITHMS.register('brief', ERM, replace=True, module='my_plugin')
+        with ALGORITHMS.temporary('brief', ERM, replace=True):  # a block inside it is restored in turn
+            assert ALGORITHMS['brief'] is ERM
+        assert ALGORITHMS['brief'] is Mine
+    assert 'brief' not in ALGORITHMS
+    ALGORITHMS.register('brief', Mine, module='my_plugin')  # after the block, for good
+    assert ALGORITHMS['brief'] is Mine

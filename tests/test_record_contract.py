@@ -334,7 +334,7 @@ def test_names_a_record_stem_or_a_command_line_cannot_take_are_refused_at_regist
             ALGORITHMS._entries.pop(name.lower(), None), ALGORITHMS._display.pop(name.lower(), None)
 
 
-@pytest.mark.parametrize('name', ['x-', 'a.b', 'v1.2', '2x', 'X' * 64])
+@pytest.mark.parametrize('name', ['x-', 'a.b', 'v1.2', '2x', 'X' * 35])  # 35: P12's records still file it (issue 61)
 def test_plain_names_still_register(name):
     with ALGORITHMS.temporary(name, algorithm_class('erm')):
         assert name.lower() in ALGORITHMS
