@@ -1479,10 +1479,7 @@ def search_space(cls: Algorithm) -> dict:
         batch_size=choice(32, 64, 128),
     )
 
-# %% ../nbs/04_algorithms.ipynb #8ce46244
-BATCH_SIZE_RANGE = (2, 4096)  # a config's batch sizes: batch norm needs 2; 8x DomainBed's 512
-
-
+# %% ../nbs/04_algorithms.ipynb #8064e0a6
 def _ends(dist: SearchDist) -> tuple:
     "The values `dist` can draw at its extremes (every value of a choice), as `sample` rounds them."
     if dist.kind == 'choice':
@@ -1493,6 +1490,32 @@ def _ends(dist: SearchDist) -> tuple:
     return tuple(float(f"{10**x if dist.kind == 'log10' else x:.4g}") for x in dist.args)
 
 
+# %% ../nbs/04_algorithms.ipynb #926919e1
+def _stable_search_space(cls, who: str):
+    "`cls.search_space()`, the same at two calls; else ConfigError naming `who` and the knob."
+    try:
+        space, again = cls.search_space(), cls.search_space()
+    except Exception as e:  # a malformed declaration inside it: named, not raw
+        raise ConfigError(f"{who}'s search_space: {type(e).__name__}: {e}") from None
+    if not isinstance(space, dict):
+        raise ConfigError(f"{who}'s search_space must return a dict knob -> SearchDist, got "
+                          f"{kind_of(space)}")
+    again = again if isinstance(again, dict) else {}
+    shown = lambda d, k: repr(d[k]) if k in d else 'no such knob'
+    moved = [k for k in {**space, **again} if shown(space, k) != shown(again, k)]
+    if moved:
+        raise ConfigError(
+            f"{who}'s search space, knob {moved[0]!r}: search_space() gave {shown(space, moved[0])} at "
+            f"one call and {shown(again, moved[0])} at the next; a search space must be the same at "
+            "every call (each draw is replayed from its seed): build it from constants"
+        )
+    return space
+
+
+# %% ../nbs/04_algorithms.ipynb #8ce46244
+BATCH_SIZE_RANGE = (2, 4096)  # a config's batch sizes: batch norm needs 2; 8x DomainBed's 512
+
+
 def check_search_space(
     method,  # a registered method's name, or its class
     who: str | None = None,  # the method's name in errors; None: its display name
@@ -1500,13 +1523,7 @@ def check_search_space(
     "The method's search space, each knob checked against what its config takes; else ConfigError."
     cls = method if isinstance(method, type) else algorithm_class(method)
     who = who or cls.display or cls.__name__
-    try:
-        space = cls.search_space()
-    except Exception as e:  # a malformed declaration inside it: named, not raw
-        raise ConfigError(f"{who}'s search_space: {type(e).__name__}: {e}") from None
-    if not isinstance(space, dict):
-        raise ConfigError(f"{who}'s search_space must return a dict knob -> SearchDist, got "
-                          f"{kind_of(space)}")
+    space = _stable_search_space(cls, who)
     defaults, ranges = cls.defaults(), cls.hparam_space()
     knobs = {'batch_size': (64, BATCH_SIZE_RANGE)}
     run_keys = ('seed', 'variant')  # the run's own: never drawn

@@ -171,15 +171,16 @@ def register(
     same = old is not _NO and self.identity(old) == self.identity(obj)
     module = module or _caller(obj, 1)
     display = name if display is None or display == '' else display
-    if key in self._held and not _FOR_A_BLOCK.get():
-        raise ValueError(
-            f"{self.kind} {name!r} is registered for a `temporary()` block, which takes it out when "
-            "the block ends: register it for good after the block, or under another name"
-        )
     claim_name(
         self._entries, key, self._builtin, module, same, replace, self.kind, self.names,
         display, self._display,
     )
+    if key in self._held and not _FOR_A_BLOCK.get():
+        raise ValueError(
+            f"{self.kind} {name!r} is registered for a `temporary()` block, which takes it out when "
+            "the block ends: register it for good after the block, or in a block that lends the name "
+            f"(`temporary({name!r})` without an entry)"
+        )
     task, stem = _longest_stem(self.kind, key, obj) or (None, '')
     if len(stem) > NAME_MAX:
         raise ValueError(
@@ -231,7 +232,7 @@ def display(self: Registry, name) -> str:
 def temporary(
     self: Registry,
     name: str,  # the name to register for the block
-    obj,  # the entry
+    obj=_NO,  # the entry; left out: the block only lends `name` to what is registered in it
     replace: bool = False,  # replace a user entry of this name for the block
     display: str | None = None,  # the name tables show
 ):
@@ -240,20 +241,22 @@ def temporary(
 
     @contextlib.contextmanager
     def _block():
-        key = self.key(name)
+        key = self.key(check_registry_name(name, self.kind, self.names, self._entries))
         old = (self._entries.get(key, _NO), self._display.get(key))
-        token = _FOR_A_BLOCK.set(True)  # a block inside a block of this name: restored in turn
+        if obj is not _NO:  # held for the block: `register` refuses it for good until the block ends
+            token = _FOR_A_BLOCK.set(True)  # a block inside a block of this name: restored in turn
+            try:
+                self.register(name, obj, replace, display, module)
+            finally:
+                _FOR_A_BLOCK.reset(token)
+            self._held[key] = self._held.get(key, 0) + 1
         try:
-            self.register(name, obj, replace, display, module)
+            yield None if obj is _NO else obj
         finally:
-            _FOR_A_BLOCK.reset(token)
-        self._held[key] = self._held.get(key, 0) + 1
-        try:
-            yield obj
-        finally:
-            self._held[key] -= 1
-            if not self._held[key]:
-                del self._held[key]
+            if obj is not _NO:
+                self._held[key] -= 1
+                if not self._held[key]:
+                    del self._held[key]
             if old[0] is _NO:
                 self._entries.pop(key, None)
                 self._display.pop(key, None)
@@ -261,3 +264,4 @@ def temporary(
                 self._entries[key], self._display[key] = old
 
     return _block()
+

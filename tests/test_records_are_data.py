@@ -212,7 +212,8 @@ def test_a_plugin_cannot_replace_a_built_in_method_or_task(tmp_path):
 def test_a_user_name_registered_twice_needs_replace():
     class RadOne(Algorithm): pass
     class RadTwo(Algorithm): pass
-    with ALGORITHMS.temporary('radname', RadOne):
+    with ALGORITHMS.temporary('radname'):  # the name lent to the block: what is registered in it goes with it
+        register_algorithm('RadName')(RadOne)
         with pytest.raises(ValueError, match="method 'radname' is already registered; pass replace=True"):
             register_algorithm('RadName')(RadTwo)
         assert register_algorithm('RadName', replace=True)(RadTwo) is ALGORITHMS['radname'] is RadTwo
