@@ -19,9 +19,8 @@ setuptools.setup(
     long_description=open('README.md', encoding='utf-8').read(),
     long_description_content_type='text/markdown',
     license=lic[0],
+    # no author_email and no url: settings.ini's are nbdev's placeholders (no such address, no such repository)
     author=cfg['author'],
-    author_email=cfg['author_email'],
-    url=cfg['git_url'],
     keywords=cfg['keywords'],
     classifiers=[
         'Development Status :: ' + ['1 - Planning', '2 - Pre-Alpha', '3 - Alpha', '4 - Beta', '5 - Production/Stable'][int(cfg['status']) - 1],

@@ -7,6 +7,7 @@
 - a scratch notebook in nbs/ is named in one line that says what to do;
 - the test command names each notebook as nbdev_test takes it and each test as pytest runs it;
 - no module of the package imports the package back (experiment once did, for `__version__`);
+- `pip show prism_nb` names no placeholder (a Home-page for a repository that does not exist);
 - the test command prints each notebook's seconds as nbdev_test completes it;
 - a study page shows prose, figures and tables on the site, its tests hidden there (`#| hide`) and run by nbdev_test."""
 import ast, json, os, re, subprocess, sys
@@ -123,6 +124,22 @@ def test_the_record_holds_the_packages_version():
     import prism_nb
     from prism_nb.experiment import versions
     assert versions()['prism_nb'] == prism_nb.__version__
+
+
+def package_metadata(setup_dir: Path, out: Path) -> str:
+    "The PKG-INFO that setup.py in `setup_dir` writes (what `pip show` reads once installed), built into `out`."
+    subprocess.run([sys.executable, 'setup.py', '-q', 'egg_info', '--egg-base', str(out)], cwd=setup_dir, check=True,
+                   capture_output=True)
+    return (out / 'prism_nb.egg-info' / 'PKG-INFO').read_text()
+
+
+def test_the_package_metadata_names_no_placeholder(tmp_path):
+    info = package_metadata(ROOT, tmp_path)
+    assert info.startswith('Metadata-Version') and 'Name: prism_nb' in info, info[:500]
+    # settings.ini's git_url and author_email are nbdev's template values: no such repository, no such mailbox
+    pointers = [x for x in info.splitlines() if x.startswith(('Home-page', 'Project-URL', 'Download-URL', 'Author-email'))]
+    assert not pointers, pointers
+    assert 'github.com/prism-nb' not in info and 'users.noreply.github.com' not in info
 
 
 STUDY_PAGES = ['18_paper_severity', '20_tuning', '21_bunching']  # 21a_mend and 22_verdict: theirs to join
