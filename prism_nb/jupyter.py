@@ -4,7 +4,7 @@
 
 # %% ../nbs/19_jupyter.ipynb #409983e9
 from __future__ import annotations
-import copy, io, logging, os, re, stat, tempfile, tokenize
+import copy, io, json, logging, os, re, stat, tempfile, tokenize
 from pathlib import Path
 
 from fastcore.foundation import Config
@@ -160,17 +160,52 @@ def prism_nb_clean_jupyter(**kwargs):
 
 c.ContentsManager.pre_save_hook = prism_nb_clean_jupyter'''.strip()
 
+# %% ../nbs/19_jupyter.ipynb #8b66414d
+def _other_hooks(src: str) -> list:
+    "'line N: code' for each line of config text `src` setting a pre_save_hook not ours nor nbdev's."
+    from nbdev.clean import _pre_save_hook_src as nbdev_hook
+    for known in (hook_source, _hook_source_v1, nbdev_hook):  # blanked: the line numbers stay
+        src = src.replace(known, '\n' * known.count('\n'))
+    lines = src.splitlines()
+    try:
+        found = sorted({
+            t.start[0] for t in tokenize.generate_tokens(io.StringIO(src).readline)
+            if t.type in (tokenize.NAME, tokenize.STRING) and 'pre_save_hook' in t.string
+        })
+    except (tokenize.TokenError, SyntaxError):  # text Python cannot read: each line naming it, comments aside
+        found = [n for n, line in enumerate(lines, 1) if 'pre_save_hook' in line.split('#')[0]]
+    return [f'line {n}: {lines[n - 1].strip()}' for n in found]
+
+
+# %% ../nbs/19_jupyter.ipynb #faa8dd67
+def _other_hooks_in_json(folder: Path) -> list:
+    "'file: Section.pre_save_hook = value' for each hook the JSON config files of `folder` set."
+    files = [folder / 'jupyter_server_config.json',
+             *sorted((folder / 'jupyter_server_config.d').glob('*.json'))]
+    found = []
+    for fn in (f for f in files if f.is_file()):
+        try:
+            cfg = json.loads(fn.read_text(encoding='utf-8'))
+        except (OSError, ValueError):  # Jupyter names a file it cannot read when it starts
+            continue
+        for section, values in (cfg.items() if isinstance(cfg, dict) else ()):
+            if isinstance(values, dict) and 'pre_save_hook' in values:
+                found.append(f"{fn.relative_to(folder)}: {section}.pre_save_hook = "
+                             f"{values['pre_save_hook']!r}")
+    return found
+
+
 # %% ../nbs/19_jupyter.ipynb #a3e58be6
 def with_hook(src: str) -> str | None:
     "Config text `src` with our hook: nbdev's and our earlier one replaced; None if another is set."
     from nbdev.clean import _pre_save_hook_src as nbdev_hook
+    if _other_hooks(src):
+        return None
     if hook_source in src:
         return src
     for old in (_hook_source_v1, nbdev_hook):
         if old in src:
             return src.replace(old, hook_source)
-    if re.search(r'^\s*c\.(File)?ContentsManager\.pre_save_hook\s*=', src, re.M):
-        return None
     return (src.rstrip() + '\n\n' if src.strip() else '') + hook_source + '\n'
 
 # %% ../nbs/19_jupyter.ipynb #63ff1f62
@@ -269,9 +304,15 @@ def install_hook(config_dir=None) -> dict:
     from nbdev.clean import _pre_save_hook_src as nbdev_hook
     fn = _config_folder(config_dir) / 'jupyter_server_config.py'
     src, encoding = _read_config(fn)
-    new = with_hook(src)
+    others = _other_hooks(src) + _other_hooks_in_json(fn.parent)
+    new = None if others else with_hook(src)
     if new is None:
-        done = {fn: 'NOT changed: it sets another pre_save_hook; set this one by hand'}
+        done = {fn: (
+            f"NOT changed: Jupyter's config sets another pre_save_hook ({'; '.join(others)}); a server "
+            "runs one, so prism_nb's would replace it or be replaced by it, and nothing is chained: "
+            "to use prism_nb's, take that setting out and install again (or call that hook from a "
+            "hook of your own, and prism_nb's with it)"
+        )}
     elif new == src:
         done = {fn: 'already there'}
     else:

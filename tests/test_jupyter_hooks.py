@@ -291,3 +291,40 @@ def test_jupyterlab_starts_without_a_warning_and_saves_through_the_hook(repo, ho
     outputs = [[(o['name'], ''.join(o['text'])) for o in c['outputs']] for c in saved['cells']]
     assert outputs == [[], [('stdout', '2\n')]], saved  # `#| output: false` and stderr emptied: our hook ran
     assert [c['execution_count'] for c in saved['cells']] == [None, None] and 'language_info' not in saved['metadata']
+
+
+OTHER_HOOKS = {  # another tool's hook, as it may stand in Jupyter's config (issue 61): file -> text
+    'subclass': ('jupyter_server_config.py', "c.AsyncLargeFileManager.pre_save_hook = 'scrub.hook'\n"),
+    'item': ('jupyter_server_config.py', "c['ContentsManager']['pre_save_hook'] = 'scrub.hook'\n"),
+    'update': ('jupyter_server_config.py', "c.FileContentsManager.update(pre_save_hook='scrub.hook')\n"),
+    'after ours': ('jupyter_server_config.py', None),  # our hook installed, another set after it
+    'json': ('jupyter_server_config.json', '{"ContentsManager": {"pre_save_hook": "scrub.hook"}}'),
+    'extension': ('jupyter_server_config.d/scrub.json', '{"FileContentsManager": {"pre_save_hook": "scrub.hook"}}'),
+}
+
+
+@pytest.mark.parametrize('form', OTHER_HOOKS)
+def test_another_tools_hook_is_named_and_left_alone(tmp_path, form):
+    """A server runs one pre-save hook: with another tool's in the config, ours would replace it or lose to it, and
+    neither may happen unsaid. The installer changes nothing and names the other hook and where it is set."""
+    name, text = OTHER_HOOKS[form]
+    if text is None:
+        install_hook(tmp_path)
+        text = (tmp_path / name).read_text() + "c.ContentsManager.pre_save_hook = 'scrub.hook'\n"
+    (tmp_path / name).parent.mkdir(exist_ok=True)
+    (tmp_path / name).write_text(text)
+    before = {p: p.read_bytes() for p in tmp_path.rglob('*') if p.is_file()}
+    (what,) = install_hook(tmp_path).values()
+    assert what.startswith("NOT changed: Jupyter's config sets another pre_save_hook ("), what
+    assert "'scrub.hook'" in what and 'take that setting out and install again' in what, what
+    assert (f'{name}: ' if name.endswith('.json') else 'line ') in what, what
+    assert {p: p.read_bytes() for p in tmp_path.rglob('*') if p.is_file()} == before
+
+
+def test_the_installer_names_another_hook_and_fails(tmp_path):
+    (tmp_path / 'jupyter_server_config.py').write_text("c.AsyncLargeFileManager.pre_save_hook = 'scrub.hook'\n")
+    done = subprocess.run([sys.executable, '-m', 'prism_nb.jupyter', 'install', '--config_dir', str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert ("jupyter_server_config.py: NOT changed: Jupyter's config sets another pre_save_hook (line 1: "
+            "c.AsyncLargeFileManager.pre_save_hook = 'scrub.hook')") in done.stdout, done.stdout
