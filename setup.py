@@ -37,7 +37,8 @@ setuptools.setup(
     extras_require={'dev': dev_requirements, 'cluster': cluster_requirements},
     entry_points={
         'nbdev': [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
-        'console_scripts': ['prism_protocol=prism_nb.verdict:prism_protocol'],  # the tuning protocol for your method
+        'console_scripts': ['prism_protocol=prism_nb.protocol:prism_protocol',  # the tuning protocol for your method
+                            'prism_leaderboard=prism_nb.protocol:prism_leaderboard'],  # and its leaderboard
     },
     zip_safe=False,
 )

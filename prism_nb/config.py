@@ -13,6 +13,7 @@ import numpy as np
 
 from .core import ISMTS, config_id, derive_seed, ConfigError, Registry, kind_of
 from .core import folder_path, load_plugins, repo_root
+from .paths import Layers
 from .sampling import condition_masks_within
 from .algorithms import Algorithm, algorithm_class, check_hparams, BATCH_SIZE_RANGE
 from .backbones import BACKBONES
@@ -316,8 +317,14 @@ def run_columns(cfg: dict) -> dict:
     return {k: cfg[k] for k in RUN_COLUMNS}
 
 # %% ../nbs/07_config.ipynb #43d80050
-def record_path(cfg: dict, results_dir='results') -> Path:
+def record_path(
+    cfg: dict,
+    results_dir='results',  # a results folder, or `Layers` (the first layer holding the record)
+) -> Path:
     "Where the record of `cfg` lives (checked to lie inside `results_dir`)."
+    if isinstance(results_dir, Layers):  # read from the first layer that holds it, else the top
+        paths = [record_path(cfg, p) for p in results_dir]
+        return next((p for p in paths if p.exists()), paths[-1])
     task = task_of(cfg)
     named = task.record_stem(cfg)
     if not (isinstance(named, tuple) and len(named) == 2 and isinstance(named[0], (tuple, list))):
@@ -379,9 +386,12 @@ def check_workers(
     "A count of local worker processes between 1 and `cores` (each trains one run at a time)."
     return check_int('workers', workers, 1, cores or os.cpu_count() or 1)
 
+# %% ../nbs/07_config.ipynb #a9e659ee
+from .files import check_free_space
+
 # %% ../nbs/07_config.ipynb #9977b624
 def check_writable(folder: Path, what: str) -> Path:
-    "Create `folder` if needed and prove a file can be written in it; ConfigError otherwise."
+    "`folder`, created if needed, once a file can be written there and room is free; else ConfigError."
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -391,6 +401,7 @@ def check_writable(folder: Path, what: str) -> Path:
         raise ConfigError(
             f"{what} {folder} is not writable ({e.strerror or e}); choose another one"
         ) from None
+    check_free_space(folder, what)  # a full disk named now, not by the record after training
     return folder
 
 # %% ../nbs/07_config.ipynb #b5706c78

@@ -57,6 +57,7 @@ from prism_nb.training import (
 _all_ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
          'save_pretraining', 'train_algorithm', 'BadTaskData', 'check_windows', 'check_task_data',
          'TaskHookError', 'probe_task_hooks', 'collapse_fields', 'versions', 'run_fields']
+from .paths import writer_root
 
 # %% auto #0
 __all__ = ['run', 'run_from_notebook', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
@@ -180,11 +181,11 @@ def _commit_record(
 # %% ../nbs/07d_experiment.ipynb #7ae8761d
 def _run_folders(
     cfg: dict,
-    results_dir,  # as given to `run`
+    results_dir,  # as given to `run` (None: `user_results()`)
     checkpoints_dir,  # as given to `run`; None: `checkpoints/` inside results_dir
 ) -> tuple:
     "(results folder, checkpoints folder or None, record path, checkpoints root), all checked."
-    results_dir = folder_path('results_dir', results_dir)
+    results_dir = writer_root(results_dir)  # None: the user folder, never the committed one
     if checkpoints_dir is not None:
         checkpoints_dir = folder_path('checkpoints_dir', checkpoints_dir)
     cache_dir()  # a PRISM_CACHE that is not a folder is named now, before the data are read
@@ -258,7 +259,7 @@ def _train_and_record(
 def run(
     cfg: dict
     | None = None,  # a config or overrides for `make_config` (the task: `dataset`, default HAR-C)
-    results_dir='results',  # records: results_dir/<experiment>/, models: results_dir/checkpoints/
+    results_dir=None,  # records: <it>/<experiment>/, models: <it>/checkpoints/; None: runs/
     checkpoints_dir=None,  # trained models; default `checkpoints/` inside results_dir
     force: bool = False,  # rerun even when a record exists
     device=None,  # 'cpu', 'cuda', 'cuda:N'; None: `$PRISM_DEVICE`, else a GPU when present

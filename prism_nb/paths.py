@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['repo_root', 'data_dir', 'data_root_note', 'cache_dir', 'ConfigError', 'folder_path', 'results_root']
+__all__ = ['repo_root', 'data_dir', 'data_root_note', 'cache_dir', 'ConfigError', 'folder_path', 'user_results', 'Layers',
+           'overlay', 'results_root', 'writer_root']
 
 # %% ../nbs/00a_paths.ipynb #7ba6296d
 def repo_root() -> Path:
@@ -94,13 +95,63 @@ def folder_path(
     # as PRISM_DATA: one folder whichever folder a kernel (nbs/) or a shell starts in
     return p if p.is_absolute() else repo_root() / p
 
+# %% ../nbs/00a_paths.ipynb #600d7b5e
+def user_results() -> Path:
+    "Where users' runs go by default: `$PRISM_RUNS` (relative to the repo root), else `<repo>/runs`."
+    return _folder_setting('PRISM_RUNS', 'runs')[0]
+
+# %% ../nbs/00a_paths.ipynb #df270454
+class Layers(tuple):
+    "Results folders read as one, the committed reference first; a run's record from the first holding it."
+
+    def __new__(cls, folders):
+        folders = tuple(Path(f) for f in folders)
+        if not folders:
+            raise ConfigError('Layers needs at least one results folder')
+        return super().__new__(cls, folders)
+
+    def __truediv__(self, sub):
+        return Layers(p / sub for p in self)
+
+    def exists(self) -> bool:
+        return any(p.exists() for p in self)
+
+    @property
+    def top(self) -> Path:
+        "The folder a writer given these layers writes to: the last."
+        return self[-1]
+
+    def __repr__(self):
+        return f"Layers({', '.join(str(p) for p in self)})"
+
+# %% ../nbs/00a_paths.ipynb #b192ff95
+def overlay(
+    results_dir=None,  # the user's folder (relative to the repo root); None: `user_results()`
+) -> Layers:
+    "The committed `results/` with a user's folder over it; just `results/` when that is the folder."
+    committed = repo_root() / 'results'
+    user = user_results() if results_dir is None else folder_path('results_dir', results_dir)
+    same = user.absolute().resolve() == committed.absolute().resolve()
+    return Layers([committed] if same else [committed, user])
+
 # %% ../nbs/00a_paths.ipynb #fca635b3
 def results_root(
-    results_dir=None,  # a results folder (`~` expanded); None: the repository's `results/`
-) -> Path:
-    "The results folder all record readers and writers use: `results_dir`, else `<repo>/results`."
+    results_dir=None,  # a results folder (`~` expanded) or `Layers`; None: the repository's `results/`
+) -> Path | Layers:
+    "The folder (or `Layers`) readers read: `results_dir`, else the committed `<repo>/results`."
+    if isinstance(results_dir, Layers):
+        return results_dir
     return (
         folder_path('results_dir', results_dir)
         if results_dir is not None
         else repo_root() / 'results'
     )
+
+# %% ../nbs/00a_paths.ipynb #2385d464
+def writer_root(
+    results_dir=None,  # a results folder or `Layers` (its top); None: `user_results()`
+) -> Path:
+    "The folder a run, sweep or protocol writes to: `results_dir`, else the user folder."
+    if isinstance(results_dir, Layers):
+        return results_dir.top
+    return folder_path('results_dir', results_dir) if results_dir is not None else user_results()

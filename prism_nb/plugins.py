@@ -25,13 +25,30 @@ def _is_path(spec: str) -> bool:
     return spec.endswith('.py') or os.sep in spec or spec.startswith('~')
 
 
+def _plugin_path(
+    spec: str,  # a plugin given as a path
+) -> str:
+    "The path as kept: `~` expanded, a relative one from the repository root, as every folder is."
+    from prism_nb.paths import repo_root
+
+    p = Path(spec).expanduser()
+    if not p.is_absolute():
+        here, p = Path.cwd() / p, repo_root() / p
+        if not p.exists() and here.exists():
+            raise PluginError(
+                f"plugin {spec} is read from the repository root, as every relative path is, and "
+                f"{p} does not exist; to mean {here.resolve()}, pass that absolute path"
+            )
+    return str(p.resolve())
+
+
 def plugin_specs(plugins) -> list:
     "Plugins as a list: None, a name or path, a comma-separated string (`-p plugins a,b`), a list."
     if plugins is None:
         return []
     if isinstance(plugins, str):
         whole = plugins.strip()  # a path that holds a comma is one plugin, not two
-        if whole and Path(whole).expanduser().exists():
+        if whole and Path(_plugin_path(whole)).exists():
             plugins = [whole]
         else:
             plugins = [s for s in (x.strip() for x in plugins.split(',')) if s]
@@ -40,7 +57,7 @@ def plugin_specs(plugins) -> list:
             "plugins must be module names or .py paths (a list, or one comma-separated string), "
             f"got {plugins!r}"
         )
-    return [str(Path(s).expanduser().resolve()) if _is_path(s) else s for s in plugins]
+    return [_plugin_path(s) if _is_path(s) else s for s in plugins]
 
 # %% ../nbs/00d_plugins.ipynb #f7d4320b
 def _failed(spec: str, e: Exception) -> PluginError:

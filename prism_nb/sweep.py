@@ -12,6 +12,7 @@ from tqdm.auto import tqdm
 
 from .core import config_id, repo_root, load_plugins, folder_path, PluginError, kind_of
 from .core import ConfigError
+from .paths import writer_root
 from .algorithms import algorithm_class
 from .config import make_config, record_path, task_of, check_seeds
 from .config import check_threads, check_workers, MAX_THREADS
@@ -76,8 +77,8 @@ def sweep_devices(device, n: int) -> list:
 # %% ../nbs/08_sweep.ipynb #7b34efab
 def sweep_commands(
     cfgs,
-    results_dir='results',
-    out_dir='runs',
+    results_dir=None,  # where the records go; None: the user folder (`user_results`)
+    out_dir=None,  # the executed notebooks; None: `<results_dir>/notebooks`
     threads: int | None = None,
     device=None,  # 'cpu', 'cuda' (spread over the GPUs), 'cuda:N'; None: each run's default
     deterministic: bool | None = None,  # None: the run notebooks' default (True)
@@ -86,6 +87,8 @@ def sweep_commands(
     "One papermill command per config (its task's run notebook, from the repo root)."
     q = lambda x: shlex.quote(str(x))
     plugins = load_plugins(plugins)
+    results_dir = writer_root(results_dir)
+    out_dir = results_dir / 'notebooks' if out_dir is None else folder_path('out_dir', out_dir)
     cmds = []
     for cfg, dev in zip(cfgs, sweep_devices(device, len(cfgs))):
         params = ' '.join(
@@ -250,8 +253,8 @@ def _run_all(
 
 # %% ../nbs/08_sweep.ipynb #47674c4e
 def _results_folder(results_dir, root: Path) -> Path:
-    "`results_dir` as an absolute folder, relative paths from `root`."
-    results_dir = folder_path('results_dir', results_dir)  # '~' expanded, blanks refused
+    "`results_dir` as an absolute folder (None: the user folder), relative paths from `root`."
+    results_dir = writer_root(results_dir)  # '~' expanded, blanks refused
     return results_dir if results_dir.is_absolute() else root / results_dir
 
 # %% ../nbs/08_sweep.ipynb #437c72c6
@@ -297,8 +300,8 @@ def run_sweep(
     cfgs,
     workers: int = 1,  # local papermill processes at once (ignored with `executor`)
     threads: int = 1,  # torch threads per run: 1, as `run` and a papermill run (recorded)
-    results_dir='results',
-    out_dir=None,  # records; executed notebooks (default runs/)
+    results_dir=None,  # records; None: the user folder (`user_results`), never the committed one
+    out_dir=None,  # executed notebooks; None: `<results_dir>/notebooks`
     executor=None,  # `submit(fn, *args)` -> future with `result()` (Dask, submitit); default: local
     device=None,  # as in `sweep_commands`: 'cuda' spreads the runs over the visible GPUs
     deterministic: bool | None = None,  # None: the run notebooks' default (True)
@@ -314,7 +317,7 @@ def run_sweep(
     load_plugins(plugins)  # a plugin's method, task or condition is checked like the package's
     cfgs = _checked_configs(cfgs)
     skipped, todo, damaged = _sorted_records(cfgs, results_dir)
-    out_dir = Path(out_dir or root / 'runs')
+    out_dir = results_dir / 'notebooks' if out_dir is None else folder_path('out_dir', out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cmds = sweep_commands(
         [c for c, _ in todo],

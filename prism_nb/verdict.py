@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from fastcore.script import call_parse, store_true
 
 from .core import ConfigError, results_root
 from .algorithms import ALGORITHMS, method_names
@@ -26,10 +25,9 @@ from prism_nb.harc_tasks import (
 )  # re-exported
 
 # %% auto #0
-__all__ = ['PROTOCOL_DRAWS', 'QUICK', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm',
-           'smallest_p', 'paired_difference', 'lead_text', 'paired_comparisons', 'comparison_table', 'per_seed_scores',
-           'seed_table', 'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed',
-           'protocol_configs', 'search_frame', 'run_protocol', 'prism_protocol', 'fresh_verdict', 'headline_table',
+__all__ = ['recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm', 'smallest_p', 'paired_difference',
+           'lead_text', 'paired_comparisons', 'comparison_table', 'per_seed_scores', 'seed_table', 'recipe_runs',
+           'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed', 'fresh_verdict', 'headline_table',
            'lead_sentence', 'condition_sentence', 'runner_up_sentence', 'smallest_lead']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
@@ -376,131 +374,6 @@ def clinical_per_seed(
     order = {ALGORITHMS.display(m): k for k, m in enumerate(method_names())}
     out = pd.DataFrame(rows, columns=['row', 'seed', *targets, 'Avg. AUROC'])
     return out.sort_values(['row', 'seed'], key=lambda c: c.map(order) if c.name == 'row' else c)
-
-# %% ../nbs/22_verdict.ipynb #a9a6d121
-PROTOCOL_DRAWS = tuple(range(10))  # draw 0, the defaults, and the nine drawn ones
-QUICK = dict(max_windows=128, epochs=1, patience=1)  # a smoke run's size: minutes, not hours
-
-
-def protocol_configs(
-    method: str,  # a registered method (a plugin's once loaded)
-    draws=PROTOCOL_DRAWS,
-    trial_seeds=range(3),
-    **common,  # other config keys (QUICK for a smoke run)
-) -> list:
-    "The search of `method`: draw 0 in harc and harc_ps, draws > 0 in harc_tuned, per trial seed."
-    check_common(common, 'protocol_configs')
-    out = []
-    for d in draws:
-        for s in check_seeds(trial_seeds):
-            if d == 0:
-                out += [
-                    make_config(method=method, seed=s, **common),
-                    make_config(dataset='harc_ps', method=method, seed=s, **common),
-                ]
-            else:
-                out.append(
-                    make_config(
-                        dataset='harc_tuned',
-                        method=method,
-                        draw=d,
-                        seed=s,
-                        **search_overrides(method, d),
-                        **common,
-                    )
-                )
-    return out
-
-# %% ../nbs/22_verdict.ipynb #268e06d0
-def search_frame(
-    cfgs: list,  # `protocol_configs`
-    results_dir=None,  # default <repo>/results
-) -> pd.DataFrame:
-    "`tuned_frame`'s rows for the records of `cfgs` that exist."
-    from prism_nb.tuning import TUNED_FRAME_COLUMNS, _long_rows
-
-    root, rows = results_root(results_dir), []
-    for c in cfgs:
-        path = record_path(c, root)
-        if path.exists():
-            rec, task = read_record(path), c.get('dataset', 'harc')
-            if task == 'harc_tuned':
-                rows += [r for p in PROTOCOLS for r in _long_rows(rec, p, c['draw'])]
-            else:
-                rows += _long_rows(rec, task, 0)
-    return pd.DataFrame(rows, columns=TUNED_FRAME_COLUMNS)
-
-# %% ../nbs/22_verdict.ipynb #aad44306
-def run_protocol(
-    method: str,  # the method's registered name (a plugin's: pass `plugins`)
-    plugins=None,  # modules, .py files or package folders registering it (see `load_plugins`)
-    quick: bool = False,  # a smoke run: QUICK sizes, draws 0-1, one trial and one fresh seed
-    workers: int = 2,  # papermill processes at once, one torch thread each
-    results_dir=None,  # default <repo>/results (quick: <repo>/runs/protocol_quick)
-    out_dir=None,  # tables; default <results_dir>/protocol
-    progress: bool = True,
-) -> dict:
-    "Search `method`, choose its recipe by the rule, train its fresh seeds, compare: tables."
-    from prism_nb.core import load_plugins, repo_root
-    from prism_nb.sweep import run_sweep
-    from prism_nb.report import save_table
-
-    load_plugins(plugins)
-    make_config(method=method)  # an unknown method fails here, naming it, before any run
-    common = QUICK if quick else {}
-    draws, trial, fresh = (
-        ((0, 1), (0,), FRESH_SEEDS[:1]) if quick else (PROTOCOL_DRAWS, range(3), FRESH_SEEDS)
-    )
-    default_root = repo_root() / ('runs/protocol_quick' if quick else 'results')
-    root = results_root(results_dir) if results_dir is not None else default_root
-    out_dir = Path(out_dir) if out_dir is not None else root / 'protocol'
-    say = print if progress else (lambda *a, **k: None)
-    search = protocol_configs(method, draws, trial, **common)
-    say(f'{method}: search, {len(search)} runs ({len(draws)} draws x {len(trial)} trial seeds)')
-    run_sweep(search, workers=workers, results_dir=root, plugins=plugins, progress=progress)
-    choice = recipe_choice(search_frame(search, root))
-    if method not in choice.index:
-        raise RuntimeError(f'{method}: no draw has every trial seed in {root}; see the sweep above')
-    draw = int(choice.loc[method, 'draw'])
-    say(f"{method}: recipe = draw {draw} ({choice.loc[method, 'top3']})")
-    mine = recipe_configs({method: draw}, fresh, **common)
-    run_sweep(mine, workers=workers, results_dir=root, plugins=plugins, progress=progress)
-    committed = tuned_frame(results_dir=root)
-    runs = recipe_runs(recipe_choice(committed)) if len(committed) else {}
-    name = ALGORITHMS.display(method)
-    runs = {k: v for k, v in runs.items() if k != name} | {name: mine}
-    out = dict(choice=choice.loc[method], tables={}, comparisons={})
-    for protocol in PROTOCOLS:
-        _, table, cmp = verdict(runs, protocol, root, reference=name)
-        out['tables'][protocol], out['comparisons'][protocol] = table, cmp
-        save_table(table, out_dir / f'{method}_{protocol}', formats=('md', 'csv'))
-        if len(cmp):
-            save_table(
-                comparison_table(cmp, reference=name),
-                out_dir / f'{method}_{protocol}_paired',
-                formats=('md', 'csv'),
-            )
-        say(f'\n{protocol}:\n{table.to_string()}')
-    say(f'tables in {out_dir}')
-    return out
-
-# %% ../nbs/22_verdict.ipynb #45a8a361
-@call_parse
-def prism_protocol(
-    method: str,  # the method's registered name
-    plugins: str = None,  # comma-separated modules, .py files or package folders registering it
-    quick: store_true = False,  # a smoke run (minutes)
-    workers: int = 2,  # papermill processes at once
-    results_dir: str = None,  # default <repo>/results (quick: <repo>/runs/protocol_quick)
-):
-    "The tuning protocol for one method from a terminal: search, recipe, fresh seeds, tables."
-    run_protocol(
-        method,
-        plugins=plugins.split(',') if plugins else None,
-        quick=quick,
-        workers=workers,
-        results_dir=results_dir,
-    )
 
 # %% ../nbs/22_verdict.ipynb #c36d7ab3
 def fresh_verdict(
