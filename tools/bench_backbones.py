@@ -14,9 +14,28 @@ also written to <out>.md and <out>.csv.
 import argparse, statistics, sys, time
 from pathlib import Path
 
-import torch
+from _cli import count, parser
 
-from prism_nb.algorithms import make_algorithm
+
+def parse(argv):
+    ap = parser(__doc__)
+    ap.add_argument('--threads', type=count, nargs='+', default=[1, 2])
+    ap.add_argument('--steps', type=count, default=20, help='timed steps per implementation, after 3 warm-up steps')
+    ap.add_argument('--prism', action='store_true', help="also time PRISM's step (slow with the old encoders)")
+    ap.add_argument('--prism-steps', type=count, default=10)
+    ap.add_argument('--out', help='also write the rows to OUT.md and OUT.csv (e.g. tables/bench_rewrite)')
+    args = ap.parse_args(argv)
+    if args.out and not Path(args.out).parent.is_dir():
+        ap.error(f'--out {args.out}: no folder {Path(args.out).parent} to write it in')
+    return args
+
+
+if __name__ == '__main__':
+    ARGS = parse(sys.argv[1:])  # a bad command line is refused before torch is imported
+
+import torch  # noqa: E402
+
+from prism_nb.algorithms import make_algorithm  # noqa: E402
 from prism_nb.backbones import BACKBONE_DISPLAY, count_flops, make_backbone
 from prism_nb.core import ISMTS
 from prism_nb.bench import peak_gflops
@@ -72,14 +91,7 @@ def median_steps(algos: list, batch: ISMTS, steps: int, warmup: int) -> list:
     return [(statistics.median(w for w, _ in ts), statistics.median(c for _, c in ts)) for ts in times]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--threads', type=int, nargs='+', default=[1, 2])
-    ap.add_argument('--steps', type=int, default=20, help='timed steps per implementation, after 3 warm-up steps')
-    ap.add_argument('--prism', action='store_true', help="also time PRISM's step (slow with the old encoders)")
-    ap.add_argument('--prism-steps', type=int, default=10)
-    ap.add_argument('--out', help='also write the rows to OUT.md and OUT.csv (e.g. tables/bench_rewrite)')
-    args = ap.parse_args()
+def main(args):
     rows = []
     batch = harc_like_batch()
     steps_per_epoch = N_TRAIN / BATCH
@@ -116,4 +128,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    main(ARGS)

@@ -49,7 +49,21 @@ cells that depend on earlier test cells and fail when run alone, so here only ce
 source links point at the site's copies of the files as above, and its doc links are relative (`quarto`).
 
 Usage: python tools/build_docs.py [--keep DIR] [--quarto]   (--keep: prepare the book in DIR and keep it, to look at)"""
-import argparse, ast, base64, copy, html, json, re, shutil, struct, subprocess, sys, tempfile, time, zlib
+import sys
+from _cli import parser
+
+
+def parse(argv):
+    ap = parser(__doc__)
+    ap.add_argument('--keep', help='prepare the book in this folder and keep it')
+    ap.add_argument('--quarto', action='store_true', help="nbdev_docs (needs Quarto)")
+    return ap.parse_args(argv)
+
+
+if __name__ == '__main__':
+    ARGS = parse(sys.argv[1:])  # a bad command line is refused before nbdev is imported
+
+import ast, base64, copy, html, json, re, shutil, struct, subprocess, sys, tempfile, time, zlib
 from pathlib import Path
 
 import yaml
@@ -546,10 +560,7 @@ def setup(app):
     return {'parallel_read_safe': True, 'parallel_write_safe': True}
 
 if __name__ == '__main__':
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--keep', help='prepare the book in this folder and keep it')
-    ap.add_argument('--quarto', action='store_true', help="nbdev_docs (needs Quarto)")
-    a = ap.parse_args()
+    a = ARGS
     if a.quarto: sys.exit(quarto())
     if a.keep:
         Path(a.keep).mkdir(parents=True, exist_ok=True)

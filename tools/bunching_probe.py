@@ -12,19 +12,25 @@ model."""
 import os, sys, time
 from pathlib import Path
 
+from _cli import parser, results_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
+EXPERIMENTS = ('harc_tuned', 'harc_ps', 'harc_ps_threads2', 'harc_mend')  # the folders whose models are scored
+
 if __name__ == '__main__':
+    parser(__doc__).parse_args(sys.argv[1:])  # no arguments: any is refused
+    results = results_folder()
+    if not any((results / e).is_dir() for e in EXPERIMENTS):
+        sys.exit(f'no records under {results} in any of {EXPERIMENTS}: no model to evaluate')
     import torch
     from prism_nb.bunching import branch_probe_record, signal_record
     from prism_nb.checkpoints import checkpoint_file
     from prism_nb.records import read_records
 
-    EXPERIMENTS = ('harc_tuned', 'harc_ps', 'harc_ps_threads2', 'harc_mend')
     BOTH_BRANCHES = ('full', 'avg', 'no_views', 'no_lfeat', 'no_lsamp', 'span', 'bunch')
     torch.set_num_threads(1)
-    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
     done = skipped = 0
     for rec in (r for e in EXPERIMENTS if (results / e).is_dir() for r in read_records(results / e)):
         if rec['config']['method'] not in ('erm', 'prism'):

@@ -16,19 +16,30 @@ seeds:
 import os, sys
 from pathlib import Path
 
+from _cli import count, parser, results_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 VARIANTS = ('no_esamp', 'no_efeat', 'no_views', 'avg')
 
+
+def parse(argv):
+    p = parser(__doc__)
+    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p.add_argument('stop', nargs='?', choices=['mend'], help="mend: stop once the mend's 10 seeds are done")
+    return p.parse_args(argv)
+
+
 if __name__ == '__main__':
+    args = parse(sys.argv[1:])
+    results = results_folder()
     import prism_nb  # noqa: F401  (registers harc_ps and harc_mend)
     from prism_nb.mend import MEND_CANDIDATES, MEND_SELECTION_SEEDS, mend_choice, mend_config
     from prism_nb.config import make_config
     from prism_nb.sweep import run_sweep
 
-    workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    workers = args.workers
     choice = [mend_config(s, r_b) for s in MEND_SELECTION_SEEDS for r_b in MEND_CANDIDATES]
     out = run_sweep(choice, workers=workers, threads=1, results_dir=results, progress=False)
     r_b = mend_choice(results)
@@ -37,7 +48,7 @@ if __name__ == '__main__':
         out = run_sweep([mend_config(s, r_b) for s in range(10)], workers=workers, threads=1,
                         results_dir=results, progress=False)
         print(f"mend at 10 seeds: {len(out['done'])} trained, {len(out['failed'])} failed", flush=True)
-    if sys.argv[2:] == ['mend']:
+    if args.stop == 'mend':
         sys.exit(0)
     for seed in range(10):
         runs = [make_config(dataset='harc_ps', method='prism', variant=v, seed=seed) for v in VARIANTS]

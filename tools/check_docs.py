@@ -469,11 +469,13 @@ def check(docs: Path, pages, chromium, chromedriver) -> int:
     print('docs check passed'); return 0
 
 if __name__ == '__main__':
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0], allow_abbrev=False)
     ap.add_argument('--docs', default=str(ROOT / '_docs'))
     ap.add_argument('--pages', nargs='+', help='default: every page of the site')
     ap.add_argument('--chromium', default=os.environ.get('CHROMIUM', '/usr/bin/chromium'))
     ap.add_argument('--chromedriver', default=os.environ.get('CHROMEDRIVER', '/usr/bin/chromedriver'))
     a = ap.parse_args()
+    if not Path(a.docs).is_dir():
+        ap.error(f'--docs {a.docs}: no such folder; build the site first: bash tools/build_docs.sh')
     pages = a.pages or sorted(p.name for p in Path(a.docs).glob('*.html'))
     sys.exit(check(Path(a.docs), pages, a.chromium, a.chromedriver))

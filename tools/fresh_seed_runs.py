@@ -18,10 +18,23 @@ it); this script also scores whatever is left at its end.
 import os, sys, time
 from pathlib import Path
 
+from _cli import count, parser, results_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
+
+def parse(argv):
+    p = parser(__doc__)
+    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p.add_argument('--plan', action='store_true', help='print the queue and its cost; run nothing')
+    return p.parse_args(argv)
+
+
 if __name__ == '__main__':
+    args = parse(sys.argv[1:])
+    workers = args.workers
+    results = results_folder('harc_tuned', 'harc_mend', why="the recipes and the mend's r_b are chosen from them")
     import prism_nb  # noqa: F401  (registers harc_fresh and harc_mend)
     from prism_nb.mend import mend_choice, mend_config
     from prism_nb.config import record_path
@@ -30,9 +43,6 @@ if __name__ == '__main__':
     from prism_nb.tuning import tuned_frame
     from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs, runner_up_methods
 
-    args = [a for a in sys.argv[1:] if not a.startswith('--')]
-    workers = int(args[0]) if args else 2
-    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
     frame = tuned_frame(results_dir=results)
     choice = recipe_choice(frame)
     cost = {}  # the search's measured CPU seconds per run, per method
@@ -44,6 +54,9 @@ if __name__ == '__main__':
         seed_runs = recipe_configs(choice.draw.to_dict(), seeds=[s])
         recipes += sorted(seed_runs, key=lambda c: -cost.get(c['method'], 0.0))
     r_b = mend_choice(results)
+    if r_b is None:
+        sys.exit(f"the mend's r_b cannot be chosen: its selection runs under {results / 'harc_mend'} are not all "
+                 'there (python tools/bunching_runs.py 2 mend runs them)')
     mend = []
     for s in FRESH_SEEDS:
         mend.append(mend_config(s, r_b))
@@ -60,7 +73,7 @@ if __name__ == '__main__':
         cpu_h = sum(cost.get(c['method'], 0.0) for c in left) / 3600
         print(f"{name}: {len(cfgs)} runs, {len(left)} left, about {cpu_h:.1f} CPU hours left "
               f"({cpu_h / workers:.1f} h wall-clock on {workers} workers)", flush=True)
-    if '--plan' in sys.argv:
+    if args.plan:
         sys.exit(0)
     t0 = time.time()
     out = run_sweep([c for _, cfgs in stages for c in cfgs], workers=workers, threads=1, results_dir=results,

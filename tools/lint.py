@@ -6,6 +6,8 @@ one-line description) and its `__all__` list (nbdev wraps it at 120 characters).
 import json, subprocess, sys
 from pathlib import Path
 
+from _cli import parser
+
 ROOT = Path(__file__).resolve().parent.parent
 
 def generated_lines(path: Path) -> set:
@@ -33,6 +35,7 @@ def findings() -> list:
     return out
 
 if __name__ == '__main__':
+    parser(__doc__).parse_args(sys.argv[1:])  # no arguments: any is refused
     found = findings()
     print('\n'.join(found) or 'ruff: exported code clean (lines <= 100, no `;` joins, no undefined names)')
     sys.exit(1 if found else 0)

@@ -13,6 +13,8 @@ import os, sys, time, traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from _cli import count, parser
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
@@ -38,12 +40,18 @@ def concentration(seed: int):
         return seed, 'done'
     except FileNotFoundError as e: return seed, f'no checkpoint: {e}'
 
+def parse(argv):
+    p = parser(__doc__)
+    p.add_argument('workers', nargs='?', type=count, default=2, help='processes of one torch thread')
+    return p.parse_args(argv)
+
 if __name__ == '__main__':
+    args = parse(sys.argv[1:])
     import prism_nb  # noqa: F401  (registers every task, harc_ps included)
     from prism_nb.algorithms import method_names
     order = [('erm', 'full'), ('prism', 'full')] + [(m, 'full') for m in method_names() if m not in ('erm', 'prism')] + [('prism', 'span')]
     jobs = [dict(dataset='harc_ps', method=m, variant=v, seed=s) for s in range(10) for m, v in order]
     jobs += [dict(method='prism', seed=s, train_condition=c) for s in range(3) for c in ('First', 'Last', 'Mid')]
-    with ProcessPoolExecutor(int(sys.argv[1]) if len(sys.argv) > 1 else 2) as ex:
+    with ProcessPoolExecutor(args.workers) as ex:
         for f in as_completed([ex.submit(train, j) for j in jobs]): print(*f.result(), flush=True)
     for s in range(3, 10): print('concentration', *concentration(s), flush=True)

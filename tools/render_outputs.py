@@ -12,9 +12,11 @@ as committed.
 
 tests/test_notebook_outputs.py checks the result without executing anything; tests/test_jupyter_hooks.py checks
 that JupyterLab leaves it as it is."""
-import os, subprocess, sys, time
+import argparse, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from _cli import parser
 
 root = Path(__file__).resolve().parent.parent
 nbs = root / 'nbs'
@@ -72,9 +74,14 @@ def render(paths: list, workers: int = 2) -> list:
     return [p.name for p, c in zip(paths, codes) if c]
 
 if __name__ == '__main__':
-    args = sys.argv[1:]
-    if args[:1] == ['--one']: _execute(Path(args[1])); sys.exit(0)
-    paths = [Path(a) if Path(a).is_file() else nbs / Path(a).with_suffix('.ipynb').name for a in args] or library_notebooks()
+    ap = parser(__doc__)
+    ap.add_argument('notebooks', nargs='*', metavar='NOTEBOOK', help='names in nbs/ or paths (default: every library notebook)')
+    ap.add_argument('--one', metavar='PATH', help=argparse.SUPPRESS)  # render() runs each notebook so, in its own process
+    args = ap.parse_args(sys.argv[1:])
+    if args.one:
+        if args.notebooks: ap.error('--one takes one notebook and no other')
+        _execute(Path(args.one)); sys.exit(0)
+    paths = [Path(a) if Path(a).is_file() else nbs / Path(a).with_suffix('.ipynb').name for a in args.notebooks] or library_notebooks()
     missing = [p.name for p in paths if not p.exists()]
     if missing: sys.exit(f'no such notebook: {missing}')
     failed = render(paths)

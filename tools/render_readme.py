@@ -6,6 +6,8 @@ JupyterLab; in README.md, which sits at the repository's root, they lose the lea
 import json, re, sys
 from pathlib import Path
 
+from _cli import parser
+
 root = Path(__file__).resolve().parent.parent
 
 def echo_false_outputs(cell) -> str:
@@ -36,6 +38,9 @@ def from_root(md: str) -> str:
     return re.sub(r'\]\(\.\./(?!\.\./)', '](', md)
 
 if __name__ == '__main__':
+    ap = parser(__doc__)
+    ap.add_argument('-v', '--verbose', action='store_true', help='also print the README')
+    args = ap.parse_args(sys.argv[1:])
     text = render(json.loads((root / 'nbs' / 'index.ipynb').read_text()))
     (root / 'README.md').write_text(text)
-    if '-v' in sys.argv: print(text)
+    if args.verbose: print(text)

@@ -11,16 +11,26 @@ timings of the same configs."""
 import os, sys, time
 from pathlib import Path
 
+from _cli import count, parser, results_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
+
+def parse(argv):
+    p = parser(__doc__)
+    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    return p.parse_args(argv)
+
+
 if __name__ == '__main__':
+    args = parse(sys.argv[1:])
+    results = results_folder()
     from prism_nb.analysis import SEVERITY_MODELS, severity_configs, severity_class_evaluations
     from prism_nb.config import make_config
     from prism_nb.sweep import run_sweep
 
-    workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    workers = args.workers
     t0 = time.time()
     out = run_sweep([make_config(**o) for o in severity_configs(experiment=SEVERITY_MODELS)],
                     workers=workers, threads=1, results_dir=results, progress=False)

@@ -12,18 +12,28 @@ results/checkpoints/harc_tuned/; each run scores its model under both HAR-C prot
 import os, sys, time
 from pathlib import Path
 
+from _cli import count, parser, results_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
+
+def parse(argv):
+    p = parser(__doc__)
+    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p.add_argument('last_draw', nargs='?', type=count, default=9, help='search draws 1..last_draw (draw 0: the defaults)')
+    return p.parse_args(argv)
+
+
 if __name__ == '__main__':
+    args = parse(sys.argv[1:])
+    results = results_folder()
     from prism_nb.sweep import run_sweep
     from prism_nb.tuning import search_configs
 
     from prism_nb.records import read_records
 
-    workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
-    last = int(sys.argv[2]) if len(sys.argv) > 2 else 9
-    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    workers, last = args.workers, args.last_draw
     seconds = {}
     for r in read_records(results / 'harc_tuned') if (results / 'harc_tuned').is_dir() else []:
         seconds.setdefault(r['config']['method'], []).append(r['timing']['total_seconds'])

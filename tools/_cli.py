@@ -1,0 +1,35 @@
+"""What the scripts of tools/ share on their command line: one argparse parser that refuses an unknown or
+abbreviated flag (`allow_abbrev=False`: `--pla` is not taken for `--plan`), counts checked as they are read,
+and the results folder named when it, or a folder a script reads, is missing. Everything here is standard
+library only, so a command line is refused before the script imports torch or prism_nb and before any work."""
+import argparse, os, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def parser(doc: str) -> argparse.ArgumentParser:
+    "A parser described by the first paragraph of the script's docstring `doc`, taking no abbreviated flag."
+    return argparse.ArgumentParser(description=doc.split('\n\n')[0], allow_abbrev=False,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def count(text: str) -> int:
+    "An argparse type: a whole number of at least 1 (workers, draws, steps, threads)."
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number') from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f'must be at least 1, got {n}')
+    return n
+
+
+def results_folder(*needs: str, why: str = '') -> Path:
+    "$PRISM_RESULTS or <repo>/results, exiting (status 1, naming it) if it or a subfolder in `needs` is missing."
+    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
+    for folder in (results, *(results / n for n in needs)):
+        if not folder.is_dir():
+            what = 'no results folder' if folder == results else 'no records under'
+            sys.exit(f"{what} {folder}{': ' + why if why else ''} (set PRISM_RESULTS to another results folder)")
+    return results
