@@ -162,7 +162,7 @@ c.ContentsManager.pre_save_hook = prism_nb_clean_jupyter'''.strip()
 
 # %% ../nbs/19_jupyter.ipynb #8b66414d
 def _other_hooks(src: str) -> list:
-    "'line N: code' for each line of config text `src` setting a pre_save_hook not ours nor nbdev's."
+    "'line N: code' of each line of config text `src` setting another tool's pre_save_hook."
     from nbdev.clean import _pre_save_hook_src as nbdev_hook
     for known in (hook_source, _hook_source_v1, nbdev_hook):  # blanked: the line numbers stay
         src = src.replace(known, '\n' * known.count('\n'))
@@ -172,7 +172,7 @@ def _other_hooks(src: str) -> list:
             t.start[0] for t in tokenize.generate_tokens(io.StringIO(src).readline)
             if t.type in (tokenize.NAME, tokenize.STRING) and 'pre_save_hook' in t.string
         })
-    except (tokenize.TokenError, SyntaxError):  # text Python cannot read: each line naming it, comments aside
+    except (tokenize.TokenError, SyntaxError):  # unreadable: each line naming it, comments aside
         found = [n for n, line in enumerate(lines, 1) if 'pre_save_hook' in line.split('#')[0]]
     return [f'line {n}: {lines[n - 1].strip()}' for n in found]
 
@@ -308,10 +308,10 @@ def install_hook(config_dir=None) -> dict:
     new = None if others else with_hook(src)
     if new is None:
         done = {fn: (
-            f"NOT changed: Jupyter's config sets another pre_save_hook ({'; '.join(others)}); a server "
-            "runs one, so prism_nb's would replace it or be replaced by it, and nothing is chained: "
-            "to use prism_nb's, take that setting out and install again (or call that hook from a "
-            "hook of your own, and prism_nb's with it)"
+            f"NOT changed: Jupyter's config sets another pre_save_hook ({'; '.join(others)}); "
+            "a server runs one, so prism_nb's would replace it or be replaced by it, and nothing "
+            "is chained: to use prism_nb's, take that setting out and install again (or call "
+            "that hook from a hook of your own, and prism_nb's with it)"
         )}
     elif new == src:
         done = {fn: 'already there'}

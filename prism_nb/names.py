@@ -21,7 +21,7 @@ PATH_RULE = rf'{NAME_RULE}(/{NAME_RULE})*'  # relative paths: such names joined 
 # %% ../nbs/00e_names.ipynb #f2bb6282
 @functools.cache
 def _prototypes() -> dict:
-    "Character -> the prototype Unicode's confusables map it to (read once, from confusable_homoglyphs)."
+    "Character -> its prototype in Unicode's confusables (read once, from confusable_homoglyphs)."
     data = resources.files('confusable_homoglyphs').joinpath('confusables.json').read_text('utf-8')
     plain = lambda s: s.replace('\u200e', '')  # the marks around right-to-left letters
     alike = {plain(k): {plain(e['c']) for e in v} for k, v in json.loads(data).items()}
@@ -49,7 +49,7 @@ def _uts39_skeleton(text: str) -> str:
 
 # %% ../nbs/00e_names.ipynb #558f390c
 def _readings(text: str) -> set:
-    "The skeletons `text` can be read as (NFKC first): as written, in capitals, case folded; each folded."
+    "The skeletons `text` may be read as (after NFKC): as written, upper-cased, case folded."
     s = unicodedata.normalize('NFKC', text)
     return {_uts39_skeleton(v).casefold() for v in (s, s.upper(), s.casefold())}
 

@@ -131,8 +131,9 @@ class Registry(Mapping):
         return f"Registry({self.kind!r}: {', '.join(map(str, self._entries))})"
 
 # %% ../nbs/00f_registry.ipynb #7aea3ca1
-_STEM_KEYS = {'method': 'method', 'backbone': 'backbone', 'condition': 'train_condition'}  # kind -> config key
-SEED_MAX = 2**31 - 1  # the largest seed a config takes (`make_config`): the longest number in a stem
+# a kind of name -> the config key holding it
+_STEM_KEYS = {'method': 'method', 'backbone': 'backbone', 'condition': 'train_condition'}
+SEED_MAX = 2**31 - 1  # the largest seed a config takes: the longest number in a stem
 
 
 def _longest_stem(kind: str, name: str, obj) -> tuple | None:
@@ -143,12 +144,13 @@ def _longest_stem(kind: str, name: str, obj) -> tuple | None:
         return None
     variants = (getattr(obj, 'variants', None) if kind == 'method' else None) or ('full',)
     stems = []
-    for task in list(tasks._entries.values()):  # the registered ones: no plugin imported to check a name
+    for task in list(tasks._entries.values()):  # registered ones: no plugin imported for a check
         for variant in variants:
-            cfg = {**common, **task.defaults, 'variant': variant, 'seed': SEED_MAX, _STEM_KEYS[kind]: name}
+            cfg = {**common, **task.defaults, 'variant': variant, 'seed': SEED_MAX}
+            cfg[_STEM_KEYS[kind]] = name
             try:
                 stems.append((task.name, str(task.record_stem(cfg)[1])))
-            except Exception:  # a task whose stem needs more than this config holds builds none from it
+            except Exception:  # a task needing more than this config builds no stem from it
                 continue
     return max(stems, key=lambda s: len(s[1]), default=None)
 
@@ -177,16 +179,17 @@ def register(
     )
     if key in self._held and not _FOR_A_BLOCK.get():
         raise ValueError(
-            f"{self.kind} {name!r} is registered for a `temporary()` block, which takes it out when "
-            "the block ends: register it for good after the block, or in a block that lends the name "
-            f"(`temporary({name!r})` without an entry)"
+            f"{self.kind} {name!r} is registered for a `temporary()` block, which takes it "
+            "out when the block ends: register it for good after the block, or in a block "
+            f"that lends the name (`temporary({name!r})` without an entry)"
         )
     task, stem = _longest_stem(self.kind, key, obj) or (None, '')
     if len(stem) > NAME_MAX:
         raise ValueError(
-            f"{self.kind} name {name!r} is too long to be filed: task {task!r} would name its records "
-            f"{stem}_<id>.json, a stem of {len(stem)} characters, {len(stem) - NAME_MAX} more than "
-            f"the {NAME_MAX} a record's stem holds: choose a shorter name"
+            f"{self.kind} name {name!r} is too long to be filed: task {task!r} would name its "
+            f"records {stem}_<id>.json, a stem of {len(stem)} characters, "
+            f"{len(stem) - NAME_MAX} more than the {NAME_MAX} a record's stem holds: "
+            "choose a shorter name"
         )
     self._entries[key], self._display[key] = obj, display
     return obj
@@ -243,7 +246,7 @@ def temporary(
     def _block():
         key = self.key(check_registry_name(name, self.kind, self.names, self._entries))
         old = (self._entries.get(key, _NO), self._display.get(key))
-        if obj is not _NO:  # held for the block: `register` refuses it for good until the block ends
+        if obj is not _NO:  # held: `register` refuses it for good until the block ends
             token = _FOR_A_BLOCK.set(True)  # a block inside a block of this name: restored in turn
             try:
                 self.register(name, obj, replace, display, module)
