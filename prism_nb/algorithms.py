@@ -1505,9 +1505,10 @@ def _stable_search_space(cls, who: str):
     moved = [k for k in {**space, **again} if shown(space, k) != shown(again, k)]
     if moved:
         raise ConfigError(
-            f"{who}'s search space, knob {moved[0]!r}: search_space() gave {shown(space, moved[0])} at "
-            f"one call and {shown(again, moved[0])} at the next; a search space must be the same at "
-            "every call (each draw is replayed from its seed): build it from constants"
+            f"{who}'s search space, knob {moved[0]!r}: search_space() gave "
+            f"{shown(space, moved[0])} at one call and {shown(again, moved[0])} at the next; a "
+            "search space must be the same at every call (each draw is replayed from its seed): "
+            "build it from constants"
         )
     return space
 
