@@ -26,7 +26,8 @@ __all__ = ['ALGORITHMS', 'BUILTIN_ALGORITHMS', 'GROUP_ORDER', 'MMD_GAMMAS', 'SEA
            'CORAL', 'MMD', 'GroupDRO', 'partner_in_domain', 'Mixup', 'adam_first_step', 'MLDG', 'mlp', 'DANN',
            'ContextNet', 'ARM', 'reverse_gradient', 'bn_bottleneck', 'bn_discriminator', 'entropy_of_logits',
            'cluster_pseudo_domains', 'Diversify', 'remove_component', 'neg_cosine', 'ManyDG', 'SearchDist',
-           'log10_uniform', 'uniform', 'int_pow', 'choice', 'check_search_space', 'draw_hparams']
+           'log10_uniform', 'uniform', 'int_pow', 'choice', 'check_search_space', 'check_search_coverage',
+           'draw_hparams']
 
 # %% ../nbs/04_algorithms.ipynb #aabcfe4e
 class Algorithm(nn.Module):
@@ -1479,6 +1480,12 @@ def search_space(cls: Algorithm) -> dict:
         batch_size=choice(32, 64, 128),
     )
 
+# %% ../nbs/04_algorithms.ipynb #5ce8881a
+@patch(cls_method=True)
+def fixed_knobs(cls: Algorithm) -> dict:
+    "Hyperparameter -> why the search leaves it at its default (the base class fixes none)."
+    return {}
+
 # %% ../nbs/04_algorithms.ipynb #8064e0a6
 def _ends(dist: SearchDist) -> tuple:
     "The values `dist` can draw at its extremes (every value of a choice), as `sample` rounds them."
@@ -1546,6 +1553,54 @@ def check_search_space(
             except ValueError as e:
                 raise ConfigError(f"{where} can draw {v!r}, which configs refuse: {e}") from None
     return space
+
+# %% ../nbs/04_algorithms.ipynb #1bd91aff
+def check_search_coverage(
+    method,  # a registered method's name, or its class
+    who: str | None = None,  # the method's name in errors; None: its display name
+) -> tuple:
+    "(search space, fixed knob -> reason): each hyperparameter searched or fixed; else ConfigError."
+    cls = method if isinstance(method, type) else algorithm_class(method)
+    who = who or cls.__dict__.get('display') or cls.__name__  # a subclass's own, not its parent's
+    space = check_search_space(cls, who)
+    try:
+        fixed = cls.fixed_knobs()
+    except Exception as e:  # a malformed declaration inside it: named, not raw
+        raise ConfigError(f"{who}'s fixed_knobs: {type(e).__name__}: {e}") from None
+    if not isinstance(fixed, dict):
+        raise ConfigError(f"{who}'s fixed_knobs must return a dict knob -> reason, "
+                          f"got {kind_of(fixed)}")
+    knobs = [k for k in cls.defaults() if k not in ('seed', 'variant')]  # the run's own: not drawn
+    said = lambda why: isinstance(why, str) and why.strip()
+    faults = {
+        'not searched and not declared fixed': [k for k in knobs if k not in {**space, **fixed}],
+        'both searched and declared fixed': [k for k in fixed if k in space],
+        f'declared fixed but not hyperparameters of {who}': [k for k in fixed if k not in knobs],
+        'declared fixed without a reason (a non-empty string)': [
+            k for k, why in fixed.items() if k in knobs and not said(why)
+        ],
+    }
+    problems = [f"{what}: {', '.join(repr(k) for k in sorted(ks, key=str))}"
+                for what, ks in faults.items() if ks]
+    if problems:
+        raise ConfigError(
+            f"{who}'s search does not cover its hyperparameters: {'; '.join(problems)}. Each one "
+            "(its defaults(), less the run's seed and variant) is searched or fixed, not both: "
+            "add it to search_space() as knob -> SearchDist (log10_uniform, uniform, int_pow or "
+            "choice), or declare it in fixed_knobs() as knob -> the reason it stays at its default"
+        )
+    return space, fixed
+
+# %% ../nbs/04_algorithms.ipynb #9e00dce1
+@patch(cls_method=True)
+def fixed_knobs(cls: DomainBatches) -> dict:
+    "`domains_per_batch`: the batch's layout, not the method's, so never searched."
+    return {
+        **super(DomainBatches, cls).fixed_knobs(),
+        'domains_per_batch': "the batch's layout (domains per batch, the windows split evenly "
+        "among them), the same for every domain-batched method, as DomainBed fixes one minibatch "
+        "per domain",
+    }
 
 # %% ../nbs/04_algorithms.ipynb #150c4e20
 _PENALTY_SEARCH = dict(
@@ -1623,6 +1678,16 @@ def search_space(cls: ARM) -> dict:
         'context_channels': choice(1, 2, 3),
     }
 
+# %% ../nbs/04_algorithms.ipynb #468b72b3
+@patch(cls_method=True)
+def fixed_knobs(cls: ARM) -> dict:
+    "ARM's context-net width: an architecture size."
+    return {
+        **super(ARM, cls).fixed_knobs(),
+        'context_width': "an architecture size: the context net's hidden width, kept small next "
+        "to the encoder, as DomainBed's context net has a fixed width",
+    }
+
 # %% ../nbs/04_algorithms.ipynb #a2f4f170
 @patch(cls_method=True)
 def search_space(cls: Diversify) -> dict:
@@ -1634,11 +1699,34 @@ def search_space(cls: Diversify) -> dict:
         'alpha1': log10_uniform(-2, 0),
     }
 
+# %% ../nbs/04_algorithms.ipynb #3534f361
+@patch(cls_method=True)
+def fixed_knobs(cls: Diversify) -> dict:
+    "Diversify's widths, entropy weight and Adam beta1: the official code's values."
+    official = "the official code's value, kept as published"
+    return {
+        **super(Diversify, cls).fixed_knobs(),
+        'lam': f"step 2's entropy weight, {official} (0: the term is off)",
+        'bottleneck': f"an architecture size: the bottlenecks' width, {official}",
+        'dis_hidden': f"an architecture size: the discriminators' hidden width, {official}",
+        'beta1': f"Adam's beta1 for its three optimizers, {official}",
+    }
+
 # %% ../nbs/04_algorithms.ipynb #aa863520
 @patch(cls_method=True)
 def search_space(cls: ManyDG) -> dict:
     "ManyDG's prototype temperature."
     return {**super(ManyDG, cls).search_space(), 'temperature': log10_uniform(-1, 0)}
+
+# %% ../nbs/04_algorithms.ipynb #6a38dcef
+@patch(cls_method=True)
+def fixed_knobs(cls: ManyDG) -> dict:
+    "ManyDG's domains per batch: its premise, many domains in every batch."
+    return {
+        **super(ManyDG, cls).fixed_knobs(),
+        'domains_per_batch': "ManyDG's premise, many domains per batch: 16 (all of HAR-C's 17 "
+        "source volunteers but one), so every window has a partner from its own domain",
+    }
 
 # %% ../nbs/04_algorithms.ipynb #4f399042
 def draw_hparams(

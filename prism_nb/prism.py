@@ -208,6 +208,33 @@ def search_space(cls: PRISM) -> dict:
         'pretrain_lr': log10_uniform(-4, -2.5),
     }
 
+# %% ../nbs/05_prism.ipynb #f50a9e4f
+@patch(cls_method=True)
+def fixed_knobs(cls: PRISM) -> dict:
+    "PRISM's knobs left out of its search: the variants' switches and rates, what the paper fixes."
+
+    def switch(k):  # the variants that set it, read from PRISM_VARIANTS so the reason stays true
+        by = ', '.join(v for v, sets in PRISM_VARIANTS.items() if k in sets)
+        return f"an ablation switch, set by `variant` ({by})"
+
+    switches = ('aggregate', 'views', 'pretrain_feat', 'pretrain_samp', 'use_feat', 'use_samp')
+    return {
+        **super(PRISM, cls).fixed_knobs(),
+        **{k: switch(k) for k in switches},
+        'r_s': "the `span` variant's gap (0 elsewhere), set by `variant`: 0.4, chosen on "
+        "source validation (paper.ipynb)",
+        'r_b': "the `bunch` variant's share (0 elsewhere): the mend's knob, chosen on "
+        "source validation in 21a_mend",
+        'pre_r_t': "pretraining's T over time steps: the paper's augmentation table (0.5); "
+        "the search draws the views' r_t",
+        'pre_r_f': "pretraining's T over features: the paper's augmentation table (0.4); "
+        "the search draws the views' r_f",
+        'pretrain_patience': "pretraining's stopping rule (5 epochs without a lower "
+        "source-validation loss), fixed once without looking at any test condition",
+        'among_observed': "the definition of T: the paper's hides a share of all L steps "
+        "(False); True is another T, not a setting of this one",
+    }
+
 # %% ../nbs/05_prism.ipynb #a32d8afa
 @patch
 def generator(self: PRISM, device) -> torch.Generator:

@@ -116,3 +116,36 @@ def test_a_key_the_task_does_not_declare_is_refused(plugin, tmp_path):
     done = papermill(tmp_path, '-p', 'plugins', plugin, '-p', 'dataset', 'synth',
                      '-p', 'source', 'uci')
     assert done.returncode != 0 and "unknown parameter(s) ['source']" in done.stderr, done.stderr[-2000:]
+
+# Every knob searched, or said why not (issue 59): a method's hyperparameters (its defaults(), less the run's seed and
+# variant) are each drawn by its search_space or declared in fixed_knobs with the reason; the protocol refuses the rest.
+
+def test_a_plugin_method_with_an_unsearched_knob_is_refused_naming_it(plugin):
+    from prism_nb.core import ConfigError
+    from prism_nb.algorithms import ERM, check_search_coverage
+    class Knobby(ERM):  # its own knob, ERM's search (lr, weight_decay, batch_size) inherited
+        @classmethod
+        def defaults(cls): return {**super().defaults(), 'k_reg': 0.1}
+        @classmethod
+        def hparam_space(cls): return {**super().hparam_space(), 'k_reg': (0.0, 1.0)}
+    with pytest.raises(ConfigError, match=r"Knobby's search does not cover its hyperparameters: not searched and "
+                                          r"not declared fixed: 'k_reg'\. .*add it to search_space\(\) .*fixed_knobs\(\)"):
+        check_search_coverage(Knobby)
+    class Declared(Knobby):
+        @classmethod
+        def fixed_knobs(cls): return {'k_reg': 'kept at the published value'}
+    space, fixed = check_search_coverage(Declared)
+    assert sorted(space) == ['batch_size', 'lr', 'weight_decay'] and fixed == {'k_reg': 'kept at the published value'}
+
+def test_every_method_searches_or_fixes_each_knob(plugin):
+    from prism_nb.algorithms import algorithm_class, check_search_coverage, method_names
+    for name in method_names():  # the built-ins, PRISM included, and the example's SpecDecoup
+        space, fixed = check_search_coverage(name)
+        knobs = set(algorithm_class(name).defaults()) - {'seed', 'variant'}
+        assert knobs <= set(space) | set(fixed) and all(isinstance(r, str) and r for r in fixed.values()), name
+
+def test_specdecoup_draws_its_own_knob(plugin):
+    from prism_nb.algorithms import check_search_space, check_search_coverage, draw_hparams
+    assert 'sd_reg' in check_search_space('specdecoup') and check_search_coverage('specdecoup')[1] == {}
+    draw = draw_hparams('specdecoup', 1)
+    assert set(draw) == {'lr', 'weight_decay', 'batch_size', 'sd_reg'} and 0 < draw['sd_reg'] <= 1, draw

@@ -1,6 +1,6 @@
 "Spectral decoupling (Pezeshki et al., Gradient Starvation, NeurIPS 2021) as a prism_nb method."
 import torch.nn.functional as F
-from prism_nb.algorithms import ERM, register_algorithm
+from prism_nb.algorithms import ERM, register_algorithm, log10_uniform
 
 
 @register_algorithm('SpecDecoup')  # configs say method='specdecoup'; tables show SpecDecoup
@@ -15,6 +15,10 @@ class SpecDecoup(ERM):
     @classmethod
     def hparam_space(cls):
         return {**super().hparam_space(), 'sd_reg': (0., 1.)}  # a value outside is refused up front
+
+    @classmethod
+    def search_space(cls):  # every knob of defaults() is searched, or in fixed_knobs() with why
+        return {**super().search_space(), 'sd_reg': log10_uniform(-5, -1)}  # DomainBed's SD range
 
     def update(self, batch):
         logits = self.predict(batch.v, batch.m, batch.t)  # ERM's: classifier(featurizer(v, m, t))
