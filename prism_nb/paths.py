@@ -9,7 +9,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['repo_root', 'data_dir', 'data_root_note', 'cache_dir', 'ConfigError', 'folder_path', 'user_results', 'Layers',
-           'overlay', 'results_root', 'writer_root']
+           'results_root', 'overlay', 'writer_root']
 
 # %% ../nbs/00a_paths.ipynb #7ba6296d
 def repo_root() -> Path:
@@ -88,6 +88,8 @@ def folder_path(
         raise ConfigError(
             f"{key} {s!r} starts or ends with a blank: remove it (a typo writes elsewhere)"
         )
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in s):  # a pasted newline names another folder
+        raise ConfigError(f"{key} {s!r} holds a control character (a newline, a tab): remove it")
     try:
         p = Path(s).expanduser()
     except RuntimeError as e:
@@ -124,28 +126,30 @@ class Layers(tuple):
     def __repr__(self):
         return f"Layers({', '.join(str(p) for p in self)})"
 
-# %% ../nbs/00a_paths.ipynb #b192ff95
-def overlay(
-    results_dir=None,  # the user's folder (relative to the repo root); None: `user_results()`
-) -> Layers:
-    "The committed `results/` with a user's folder over it; just `results/` when that is the folder."
-    committed = repo_root() / 'results'
-    user = user_results() if results_dir is None else folder_path('results_dir', results_dir)
-    same = user.absolute().resolve() == committed.absolute().resolve()
-    return Layers([committed] if same else [committed, user])
-
 # %% ../nbs/00a_paths.ipynb #fca635b3
 def results_root(
     results_dir=None,  # a results folder (`~` expanded) or `Layers`; None: the repository's `results/`
 ) -> Path | Layers:
-    "The folder (or `Layers`) readers read: `results_dir`, else the committed `<repo>/results`."
+    "The folder (or `Layers`) readers read: `results_dir`, else `<repo>/results`; it must exist."
     if isinstance(results_dir, Layers):
         return results_dir
-    return (
-        folder_path('results_dir', results_dir)
-        if results_dir is not None
-        else repo_root() / 'results'
-    )
+    root = folder_path('results_dir', results_dir) if results_dir is not None else repo_root() / 'results'
+    if not root.is_dir():  # an empty table from a typo would read as "no runs yet"
+        raise ConfigError(
+            f"results_dir {root} is not a folder of records{' (it is a file)' if root.exists() else ''}: "
+            "name the folder a run or sweep wrote (relative to the repository root)"
+        )
+    return root
+
+# %% ../nbs/00a_paths.ipynb #b192ff95
+def overlay(
+    results_dir=None,  # the user's folder (relative to the repo root); None: `user_results()`
+) -> Layers:
+    "The committed `results/` with a user's folder over it (one that is named must exist)."
+    committed = repo_root() / 'results'
+    user = user_results() if results_dir is None else results_root(results_dir)  # named: it must exist
+    same = user.absolute().resolve() == committed.absolute().resolve()
+    return Layers([committed] if same else [committed, user])
 
 # %% ../nbs/00a_paths.ipynb #2385d464
 def writer_root(

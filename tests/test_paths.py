@@ -86,3 +86,23 @@ def test_an_unusable_cache_folder_names_the_folder_and_where_it_came_from(tmp_pa
         cache_dir()
     assert f'PRISM_CACHE={rel!r} cannot be the cache folder' in str(e.value)
     assert f'it is {repo_root() / rel}' in str(e.value) and 'relative to the repository root' in str(e.value)
+
+
+def test_readers_given_a_folder_that_does_not_exist_say_so(tmp_path):
+    "A typo in a results folder is an error naming it, not an empty table that reads as 'no runs yet'."
+    from prism_nb.core import ConfigError
+    from prism_nb.tuning import tuned_frame
+    from prism_nb.verdict import fresh_verdict
+    from prism_nb.artefacts import harc_records
+    from prism_nb.paths import overlay
+    missing = tmp_path / 'typo'
+    for read in (lambda: tuned_frame(results_dir=missing), lambda: fresh_verdict(missing),
+                 lambda: harc_records({'ERM': dict(method='erm')}, results_dir=missing), lambda: overlay(missing)):
+        with pytest.raises(ConfigError, match=f'{missing} is not a folder of records'):
+            read()
+
+
+def test_a_folder_name_with_a_newline_is_refused():
+    from prism_nb.core import ConfigError, folder_path
+    with pytest.raises(ConfigError, match='holds a control character'):
+        folder_path('results_dir', 'runs/a\nb')
