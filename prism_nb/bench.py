@@ -184,7 +184,7 @@ def benchmark_epochs(
 def sweep_throughput(
     cfgs,  # run configs (from `make_config`/`sweep_configs`); those with a record are skipped
     workers: int = 1,  # local papermill processes at once, one torch thread each
-    results_dir='results',
+    results_dir=None,  # None: the user folder (`user_results`), never the committed one
     label: str = '',  # e.g. 'ERM, CNN'
     out=None,  # a CSV the row is appended to
 ) -> dict:

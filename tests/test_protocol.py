@@ -165,3 +165,17 @@ def test_the_same_placement_on_a_dask_cluster_gives_the_same_records(placed, tmp
     assert sorted(local) == sorted(remote) and len(local) == 4
     for name, rec in remote.items():
         assert rec['metrics'] == local[name]['metrics'] and rec['config'] == local[name]['config'], name
+
+
+@pytest.mark.skipif(__import__('os').environ.get('PRISM_SLOW') != '1',
+                    reason='the medium size trains 21 runs (about 10 minutes on 2 cores): PRISM_SLOW=1 runs it')
+def test_the_medium_size_gives_a_first_paired_comparison(tmp_path):
+    done = place(tmp_path, 'labelsmooth', ONE_FILE)  # quick first: medium is a separate row
+    cmd = [str(CLI), 'labelsmooth', '--plugins', ONE_FILE, '--size', 'medium', '--workers', '2',
+           '--results_dir', str(tmp_path)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert 'medium size (half the search' in done.stdout and 'search 18 (18 left), fresh seeds 3 (3 left)' in done.stdout
+    paired = (tmp_path / 'protocol' / 'leaderboard_harc_ps_paired.md').read_text()
+    medium = [l for l in paired.splitlines() if 'LabelSmooth (draw' in l and 'quick' not in l]
+    assert len(medium) == 2 and all('| 3 |' in l and 'not assessed' not in l for l in medium), paired
