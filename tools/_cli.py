@@ -33,3 +33,19 @@ def results_folder(*needs: str, why: str = '') -> Path:
             what = 'no results folder' if folder == results else 'no records under'
             sys.exit(f"{what} {folder}{': ' + why if why else ''} (set PRISM_RESULTS to another results folder)")
     return results
+
+
+def cluster_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    "Add --scheduler (a Dask scheduler's address) and --slurm (a Slurm partition, via submitit) to `p`."
+    g = p.add_mutually_exclusive_group()
+    g.add_argument('--scheduler', metavar='ADDRESS', help="run on a Dask cluster (e.g. tcp://10.0.0.1:8786)")
+    g.add_argument('--slurm', metavar='PARTITION', help='submit one Slurm job per run (submitit)')
+    return p
+
+
+def executor(args, results: Path):
+    "The executor the cluster options name (prism_nb.protocol.executor_from), or None: local workers."
+    if not (args.scheduler or args.slurm):
+        return None
+    from prism_nb.protocol import executor_from
+    return executor_from(args.scheduler, args.slurm, results)

@@ -18,14 +18,14 @@ it); this script also scores whatever is left at its end.
 import os, sys, time
 from pathlib import Path
 
-from _cli import count, parser, results_folder
+from _cli import cluster_options, count, executor, parser, results_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 
 def parse(argv):
-    p = parser(__doc__)
+    p = cluster_options(parser(__doc__))
     p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
     p.add_argument('--plan', action='store_true', help='print the queue and its cost; run nothing')
     return p.parse_args(argv)
@@ -77,6 +77,7 @@ if __name__ == '__main__':
         sys.exit(0)
     t0 = time.time()
     out = run_sweep([c for _, cfgs in stages for c in cfgs], workers=workers, threads=1, results_dir=results,
+                    executor=executor(args, results),
                     progress=False)
     print(f"{len(out['done'])} trained, {len(out['skipped'])} had records, {len(out['failed'])} failed in "
           f"{time.time() - t0:.0f} s", flush=True)
