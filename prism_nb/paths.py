@@ -99,12 +99,12 @@ def folder_path(
 
 # %% ../nbs/00a_paths.ipynb #600d7b5e
 def user_results() -> Path:
-    "Where users' runs go by default: `$PRISM_RUNS` (relative to the repo root), else `<repo>/runs`."
+    "Users' runs' default folder: `$PRISM_RUNS` (relative to the repo root), else `<repo>/runs`."
     return _folder_setting('PRISM_RUNS', 'runs')[0]
 
 # %% ../nbs/00a_paths.ipynb #df270454
 class Layers(tuple):
-    "Results folders read as one, the committed reference first; a run's record from the first holding it."
+    "Results folders read as one, the reference first; a run's record from the first holding it."
 
     def __new__(cls, folders):
         folders = tuple(Path(f) for f in folders)
@@ -128,15 +128,20 @@ class Layers(tuple):
 
 # %% ../nbs/00a_paths.ipynb #fca635b3
 def results_root(
-    results_dir=None,  # a results folder (`~` expanded) or `Layers`; None: the repository's `results/`
+    results_dir=None,  # a results folder (`~` expanded) or `Layers`; None: `<repo>/results`
 ) -> Path | Layers:
     "The folder (or `Layers`) readers read: `results_dir`, else `<repo>/results`; it must exist."
     if isinstance(results_dir, Layers):
         return results_dir
-    root = folder_path('results_dir', results_dir) if results_dir is not None else repo_root() / 'results'
+    root = (
+        folder_path('results_dir', results_dir)
+        if results_dir is not None
+        else repo_root() / 'results'
+    )
     if not root.is_dir():  # an empty table from a typo would read as "no runs yet"
         raise ConfigError(
-            f"results_dir {root} is not a folder of records{' (it is a file)' if root.exists() else ''}: "
+            f"results_dir {root} is not a folder of records"
+            f"{' (it is a file)' if root.exists() else ''}: "
             "name the folder a run or sweep wrote (relative to the repository root)"
         )
     return root
@@ -147,7 +152,9 @@ def overlay(
 ) -> Layers:
     "The committed `results/` with a user's folder over it (one that is named must exist)."
     committed = repo_root() / 'results'
-    user = user_results() if results_dir is None else results_root(results_dir)  # named: it must exist
+    user = (
+        user_results() if results_dir is None else results_root(results_dir)
+    )  # named: it must exist
     same = user.absolute().resolve() == committed.absolute().resolve()
     return Layers([committed] if same else [committed, user])
 

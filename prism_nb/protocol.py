@@ -37,7 +37,7 @@ PROTOCOL_DRAWS = tuple(range(10))  # draw 0, the defaults, and the nine drawn on
 
 @dataclass(frozen=True)
 class ProtocolSize:
-    "One size of the protocol: its draws, trial and fresh seeds, config settings, and what it is for."
+    "One size of the protocol: its draws, trial and fresh seeds, config settings, its purpose."
 
     name: str
     draws: tuple
@@ -50,16 +50,31 @@ class ProtocolSize:
 # %% ../nbs/23_protocol.ipynb #d920bfde
 PROTOCOL_SIZES = {
     'quick': ProtocolSize(
-        'quick', (0, 1), (0,), FRESH_SEEDS[:1], QUICK, False,
+        'quick',
+        (0, 1),
+        (0,),
+        FRESH_SEEDS[:1],
+        QUICK,
+        False,
         'a smoke run (128 windows, one epoch): it checks every step; its scores are not comparable '
         'with the committed rows',
     ),
     'medium': ProtocolSize(
-        'medium', tuple(range(5)), (0, 1, 2), FRESH_SEEDS[:3], {}, True,
+        'medium',
+        tuple(range(5)),
+        (0, 1, 2),
+        FRESH_SEEDS[:3],
+        {},
+        True,
         'half the search (draws 0-4) and 3 fresh seeds: a first comparison, paired on seeds 10-12',
     ),
     'full': ProtocolSize(
-        'full', PROTOCOL_DRAWS, (0, 1, 2), FRESH_SEEDS, {}, True,
+        'full',
+        PROTOCOL_DRAWS,
+        (0, 1, 2),
+        FRESH_SEEDS,
+        {},
+        True,
         "the committed methods' protocol: draws 0-9, trial seeds 0-2, fresh seeds 10-19",
     ),
 }
@@ -95,8 +110,12 @@ def protocol_configs(
             else:
                 out.append(
                     make_config(
-                        dataset='harc_tuned', method=method, draw=d, seed=s,
-                        **search_overrides(method, d), **common,
+                        dataset='harc_tuned',
+                        method=method,
+                        draw=d,
+                        seed=s,
+                        **search_overrides(method, d),
+                        **common,
                     )
                 )
     return out
@@ -124,7 +143,7 @@ def search_frame(
 def protocol_folder(
     results_dir=None,  # a folder; None: the user folder (`user_results`), never the committed one
 ) -> Path:
-    "The folder a placement writes to, made and proven writable before any run; ConfigError otherwise."
+    "The folder a placement writes to, made and proven writable before any run, else ConfigError."
     root = writer_root(results_dir)
     if root.exists() and not root.is_dir():
         raise ConfigError(f"results_dir {root} is a file, not a folder: name a folder")
@@ -169,7 +188,8 @@ def check_stage(
     kept = len(summary['done']) + len(summary['skipped'])
     raise ProtocolError(
         f"{stage}: {len(failed)} run(s) failed and {len(busy)} are in another process's hands, "
-        "so nothing is chosen or compared from a partial stage:\n" + '\n'.join(lines)
+        "so nothing is chosen or compared from a partial stage:\n"
+        + '\n'.join(lines)
         + f"\nFix the cause and rerun the same command: the {kept} finished run(s) are kept."
     )
 
@@ -178,8 +198,11 @@ def typical_epochs(
     results_dir=None,  # default <repo>/results: the committed search
 ) -> int:
     "The median epochs run over the committed search's full-size runs (early stopping ends them)."
-    eps = [r['epochs_run'] for r in read_records(results_root(results_dir) / 'harc_tuned')
-           if r['config']['max_windows'] is None and isinstance(r.get('epochs_run'), int)]
+    eps = [
+        r['epochs_run']
+        for r in read_records(results_root(results_dir) / 'harc_tuned')
+        if r['config']['max_windows'] is None and isinstance(r.get('epochs_run'), int)
+    ]
     return int(np.median(eps)) if eps else make_config()['epochs']
 
 # %% ../nbs/23_protocol.ipynb #cfe671f4
@@ -188,20 +211,28 @@ def probe_cost(
     size='full',  # a `ProtocolSize` or its name: the probe uses its data settings
     plugins=None,
 ) -> dict:
-    "One short run of `method`'s defaults here: CPU seconds of setup, per epoch, per pretraining epoch."
+    "A short run of `method`'s defaults here: CPU seconds of setup, per epoch, per pretrain epoch."
     from prism_nb.experiment import run
 
     size = protocol_size(size)
     full = make_config(method=method, **size.common)
-    short = dict(size.common, method=method, epochs=1, patience=1,
-                 pretrain_epochs=min(full['pretrain_epochs'], 1))
+    short = dict(
+        size.common,
+        method=method,
+        epochs=1,
+        patience=1,
+        pretrain_epochs=min(full['pretrain_epochs'], 1),
+    )
     with tempfile.TemporaryDirectory() as tmp:
         rec = run(short, results_dir=tmp, plugins=plugins, progress=False, threads=1)
     t = rec['timing']
     cpu = t.get('process_cpu_seconds', t['total_seconds'])
     per_epoch, pre = t['seconds_per_epoch'], t.get('pretrain_seconds', 0.0)
-    return dict(setup=max(cpu - per_epoch * rec['epochs_run'] - pre, 0.0), per_epoch=per_epoch,
-                per_pretrain_epoch=pre / short['pretrain_epochs'] if short['pretrain_epochs'] else 0.0)
+    return dict(
+        setup=max(cpu - per_epoch * rec['epochs_run'] - pre, 0.0),
+        per_epoch=per_epoch,
+        per_pretrain_epoch=pre / short['pretrain_epochs'] if short['pretrain_epochs'] else 0.0,
+    )
 
 # %% ../nbs/23_protocol.ipynb #c30c9c88
 def run_seconds(
@@ -211,7 +242,11 @@ def run_seconds(
 ) -> float:
     "A run's estimated CPU seconds: setup, its training epochs, its pretraining epochs."
     trained = min(cfg['epochs'], epochs)
-    return probe['setup'] + trained * probe['per_epoch'] + cfg['pretrain_epochs'] * probe['per_pretrain_epoch']
+    return (
+        probe['setup']
+        + trained * probe['per_epoch']
+        + cfg['pretrain_epochs'] * probe['per_pretrain_epoch']
+    )
 
 # %% ../nbs/23_protocol.ipynb #be7eef87
 def measured_seconds(
@@ -264,7 +299,9 @@ def protocol_plan(
     "The runs of each stage, those left, and their CPU hours, from this machine's measurements."
     size, root = protocol_size(size), writer_root(results_dir)
     search = protocol_configs(method, size.draws, size.trial_seeds, **size.common)
-    fresh = recipe_configs({method: 0}, size.fresh_seeds, **size.common)  # as many whatever the draw
+    fresh = recipe_configs(
+        {method: 0}, size.fresh_seeds, **size.common
+    )  # as many whatever the draw
     left = lambda cfgs: sum(not record_path(c, root).exists() for c in cfgs)
     seen = measured_seconds(search, root)
     if seen is not None:
@@ -281,18 +318,27 @@ def protocol_plan(
 class heartbeat:
     "Context manager: a line every `every` seconds on a stage's progress, until the block ends."
 
-    def __init__(self, stage: str, cfgs: list, root, plan: ProtocolPlan, every: float = 60.0,
-                 say=print):
+    def __init__(
+        self, stage: str, cfgs: list, root, plan: ProtocolPlan, every: float = 60.0, say=print
+    ):
         self.stage, self.cfgs, self.root, self.plan, self.every, self.say = (
-            stage, cfgs, root, plan, every, say)
+            stage,
+            cfgs,
+            root,
+            plan,
+            every,
+            say,
+        )
         self._stop = threading.Event()
 
     def line(self, elapsed: float) -> str:
         "'search: 3/33 runs recorded, 12 min in, about 1.4 h left'."
         done = sum(record_path(c, self.root).exists() for c in self.cfgs)
         left = (len(self.cfgs) - done) * self.plan.seconds_per_run / self.plan.workers / 3600
-        return (f"{self.stage}: {done}/{len(self.cfgs)} runs recorded, {elapsed / 60:.0f} min in, "
-                f"about {left:.1f} h left")
+        return (
+            f"{self.stage}: {done}/{len(self.cfgs)} runs recorded, {elapsed / 60:.0f} min in, "
+            f"about {left:.1f} h left"
+        )
 
     def _beat(self, t0):
         while not self._stop.wait(self.every):
@@ -322,8 +368,9 @@ def placed_runs(
         quick = c['max_windows'] is not None or c['epochs'] != make_config()['epochs']
         groups.setdefault((c['method'], c['draw'], quick), []).append(c)
     return {
-        f"{ALGORITHMS.display(m)} (draw {d}{', quick: not comparable' if quick else ''})":
-            sorted(cfgs, key=lambda c: c['seed'])
+        f"{ALGORITHMS.display(m)} (draw {d}{', quick: not comparable' if quick else ''})": sorted(
+            cfgs, key=lambda c: c['seed']
+        )
         for (m, d, quick), cfgs in sorted(groups.items())
     }
 
@@ -337,19 +384,32 @@ def placement_provenance(
     for sub in ('harc', 'harc_ps', 'harc_tuned'):
         for r in read_records(root / sub):
             c = r['config']
-            search.setdefault((c['method'], c['max_windows']), set()).add((c.get('draw', 0), c['seed']))
+            search.setdefault((c['method'], c['max_windows']), set()).add(
+                (c.get('draw', 0), c['seed'])
+            )
     for name, cfgs in placed_runs(root).items():
         recs = [read_record(record_path(c, root)) for c in cfgs]
         c0 = cfgs[0]
         drawn = search.get((c0['method'], c0['max_windows']), set())
-        rows.append(dict(
-            row=name,
-            plugins=', '.join(sorted({p for r in recs for p in r.get('plugins', [])})) or '-',
-            packages=', '.join(sorted({f"{e['dist']}=={e['version']}" for r in recs
-                                       for e in r.get('entry_points', [])})) or '-',
-            search=f"{len({d for d, _ in drawn})} draws x {len({s for _, s in drawn})} trial seeds",
-            fresh_seeds=', '.join(str(c['seed']) for c in cfgs),
-        ))
+        rows.append(
+            dict(
+                row=name,
+                plugins=', '.join(sorted({p for r in recs for p in r.get('plugins', [])})) or '-',
+                packages=', '.join(
+                    sorted(
+                        {
+                            f"{e['dist']}=={e['version']}"
+                            for r in recs
+                            for e in r.get('entry_points', [])
+                        }
+                    )
+                )
+                or '-',
+                search=f"{len({d for d, _ in drawn})} draws x "
+                f"{len({s for _, s in drawn})} trial seeds",
+                fresh_seeds=', '.join(str(c['seed']) for c in cfgs),
+            )
+        )
     return pd.DataFrame(rows, columns=['row', 'plugins', 'packages', 'search', 'fresh_seeds'])
 
 # %% ../nbs/23_protocol.ipynb #05d35d88
@@ -357,7 +417,7 @@ MIN_PAIRED_SEEDS = 3  # fewer pairs give no interval worth stating
 
 
 def _against(per_seed: pd.DataFrame, ref: str, row: str) -> dict:
-    "`ref` minus `row` on Avg. (`difference`), paired by seed; interval and test from MIN_PAIRED_SEEDS."
+    "`ref` minus `row` on Avg., paired by seed; interval and test from MIN_PAIRED_SEEDS on."
     from prism_nb.verdict import paired_difference
 
     score = lambda r: per_seed[per_seed.row == r].set_index('seed')['Avg.']
@@ -365,8 +425,9 @@ def _against(per_seed: pd.DataFrame, ref: str, row: str) -> dict:
     enough = d['n'] >= MIN_PAIRED_SEEDS
     return {
         'difference': f"{d['mean']:+.1f}" if d['n'] else 'no common seed',
-        '95% interval': f"[{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]" if enough else
-        f"not assessed ({d['n']} seed{'s' * (d['n'] != 1)})",
+        '95% interval': f"[{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
+        if enough
+        else f"not assessed ({d['n']} seed{'s' * (d['n'] != 1)})",
         'Wilcoxon p': f"{d['p']:.3f}" if enough else '',
         'paired seeds': d['n'],
     }
@@ -377,7 +438,7 @@ def leaderboard(
     protocol: str = 'harc_ps',  # 'harc' (default severity) or 'harc_ps' (the paper's)
     plugins=None,  # the plugins of the placed methods to include (others are left out, said)
 ) -> dict:
-    "table (committed recipes + placed rows), paired (each placed row against PRISM, best baseline)."
+    "table (committed recipes, placed rows); paired: each placed row against PRISM, the best."
     from prism_nb.verdict import best_baselines
 
     if protocol not in PROTOCOLS:
@@ -388,13 +449,25 @@ def leaderboard(
     placed = placed_runs(folder)
     runs = recipe_runs(choice) | placed
     per_seed, table, _ = verdict(runs, protocol, overlay(folder))
-    table = table.assign(source=['your folder' if r in placed else 'committed' for r in table.index])
+    table = table.assign(
+        source=['your folder' if r in placed else 'committed' for r in table.index]
+    )
     best = ALGORITHMS.display(best_baselines(choice, frame)[protocol])
-    paired = pd.DataFrame(
-        [dict(row=r, against=ref, **_against(per_seed, ref, r)) for r in placed for ref in ('PRISM', best)],
-        columns=['row', 'against', 'difference', '95% interval', 'Wilcoxon p', 'paired seeds'],
-    ) if placed else pd.DataFrame()
-    return dict(table=table, paired=paired, provenance=placement_provenance(folder), per_seed=per_seed)
+    paired = (
+        pd.DataFrame(
+            [
+                dict(row=r, against=ref, **_against(per_seed, ref, r))
+                for r in placed
+                for ref in ('PRISM', best)
+            ],
+            columns=['row', 'against', 'difference', '95% interval', 'Wilcoxon p', 'paired seeds'],
+        )
+        if placed
+        else pd.DataFrame()
+    )
+    return dict(
+        table=table, paired=paired, provenance=placement_provenance(folder), per_seed=per_seed
+    )
 
 # %% ../nbs/23_protocol.ipynb #7512851d
 def _stage(stage, cfgs, root, plan, workers, executor, plugins, progress, every):
@@ -403,8 +476,14 @@ def _stage(stage, cfgs, root, plan, workers, executor, plugins, progress, every)
 
     say = print if progress else (lambda *a, **k: None)
     with heartbeat(stage, cfgs, root, plan, every=every, say=say):
-        summary = run_sweep(cfgs, workers=workers, results_dir=root, executor=executor,
-                            plugins=plugins, progress=progress)
+        summary = run_sweep(
+            cfgs,
+            workers=workers,
+            results_dir=root,
+            executor=executor,
+            plugins=plugins,
+            progress=progress,
+        )
     check_stage(stage, summary)
     return summary
 
@@ -415,9 +494,24 @@ def _write_leaderboard(board: dict, out_dir: Path, protocol: str):
 
     save_table(board['table'], out_dir / f'leaderboard_{protocol}', formats=('md', 'csv'))
     if len(board['paired']):
-        save_table(board['paired'].set_index('row'), out_dir / f'leaderboard_{protocol}_paired',
-                   formats=('md', 'csv'))
+        save_table(
+            board['paired'].set_index('row'),
+            out_dir / f'leaderboard_{protocol}_paired',
+            formats=('md', 'csv'),
+        )
     save_table(board['provenance'].set_index('row'), out_dir / 'provenance', formats=('md', 'csv'))
+
+# %% ../nbs/23_protocol.ipynb #f74f1d2c
+def _checked_placement(method, size, plugins, workers, results_dir, executor) -> tuple:
+    "(size, plugins, workers, folder), each checked before any run: method, knobs, size, folder."
+    from prism_nb.algorithms import check_search_coverage
+
+    size = protocol_size(size)
+    plugins = load_plugins(plugins)
+    make_config(method=method)  # an unknown method fails here, naming it, before any run
+    check_search_coverage(method)
+    workers = check_workers(workers, MAX_THREADS if executor is not None else None)
+    return size, plugins, workers, protocol_folder(results_dir)
 
 # %% ../nbs/23_protocol.ipynb #f3bc3308
 def run_protocol(
@@ -433,14 +527,9 @@ def run_protocol(
     every: float = 60.0,  # seconds between progress lines
 ) -> dict:
     "Plan, search `method`, choose its recipe by the rule, train its fresh seeds; the leaderboard."
-    size = protocol_size(size)
-    plugins = load_plugins(plugins)
-    make_config(method=method)  # an unknown method fails here, naming it, before any run
-    from prism_nb.algorithms import check_search_coverage
-
-    check_search_coverage(method)
-    workers = check_workers(workers, MAX_THREADS if executor is not None else None)
-    root = protocol_folder(results_dir)
+    size, plugins, workers, root = _checked_placement(
+        method, size, plugins, workers, results_dir, executor
+    )
     say = print if progress else (lambda *a, **k: None)
     the_plan = protocol_plan(method, size, root, workers, plugins, probe)
     say(the_plan.text(), flush=True)
@@ -502,7 +591,7 @@ def prism_protocol(
     scheduler: str = None,  # a Dask scheduler's address: the runs go to its workers
     slurm: str = None,  # a Slurm partition: one submitit job per run
 ):
-    "The tuning protocol for one method from a terminal: plan, search, recipe, fresh seeds, leaderboard."
+    "One method's tuning protocol from a terminal: plan, search, recipe, fresh seeds, leaderboard."
     run_protocol(
         method,
         plugins=plugins.split(',') if plugins else None,
@@ -520,7 +609,7 @@ def prism_leaderboard(
     plugins: str = None,  # comma-separated plugins of the placed methods to include
     protocol: str = 'harc_ps',  # harc (default severity) or harc_ps (the paper's severity)
 ):
-    "Print the committed recipes and every method placed in `folder`, paired with PRISM and the best."
+    "Print the committed recipes and the methods placed in `folder`, paired with PRISM, the best."
     board = leaderboard(folder, protocol, plugins.split(',') if plugins else None)
     for key in ('table', 'paired', 'provenance'):
         print(board[key].to_string() if len(board[key]) else f'{key}: no placed method', end='\n\n')

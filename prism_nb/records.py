@@ -14,9 +14,10 @@ from .core import PluginError, ConfigError, open_regular, missing_plugins, readi
 from .config import make_config, record_path, results_dir_of, task_of
 
 # %% auto #0
-__all__ = ['SCORE_FIELDS', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME', 'DamagedRecordError',
-           'check_record', 'check_evaluation_record', 'Record', 'is_record_file', 'record_files', 'record_json',
-           'read_record', 'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
+__all__ = ['SCORE_FIELDS', 'PER_CLASS_TOLERANCE', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME',
+           'DamagedRecordError', 'check_record', 'check_evaluation_record', 'Record', 'is_record_file', 'record_files',
+           'record_json', 'read_record', 'read_records', 'write_record', 'RunInProgress', 'lock_path',
+           'acquire_run_lock']
 
 # %% ../nbs/07a_records.ipynb #c208d656
 class DamagedRecordError(ValueError):
@@ -237,9 +238,48 @@ def _n_classes(rec: dict) -> int | None:
     n = rec['data'].get('n_classes') if isinstance(rec.get('data'), dict) else None
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
 
+# %% ../nbs/07a_records.ipynb #fb46ed0b
+PER_CLASS_TOLERANCE = 1e-4  # percentage points an accuracy may be from its classes' weighted mean
+
+
+def _class_mean_misfit(
+    accs: dict,  # name -> accuracy (%) on one set of test windows
+    per_class: dict,  # name -> its accuracy (%) on each class of those windows, equal lengths
+) -> dict:
+    "Name -> how far each accuracy is from its class accuracies, weighted by one set of shares."
+    import numpy as np
+    from scipy.optimize import nnls  # imported only when a record holds class accuracies
+
+    names = list(accs)
+    classes = len(per_class[names[0]])
+    rows = np.array([per_class[n] for n in names] + [[100.0] * classes], dtype=float)
+    want = np.array([accs[n] for n in names] + [100.0], dtype=float)  # the last: shares sum to 1
+    shares, _ = nnls(rows, want)
+    misfit = np.abs(rows @ shares - want)
+    # shares that cannot sum to 1 leave every accuracy unexplained
+    return {n: max(float(m), float(misfit[-1])) for n, m in zip(names, misfit)}
+
+# %% ../nbs/07a_records.ipynb #9d9e6745
+def _check_class_means(
+    accs: dict,  # name -> accuracy (%) on one set of test windows
+    per_class: dict,  # name -> its class accuracies (%), checked to be lists of one length
+    path,  # the record file, for the error
+    what: str,  # where the accuracies are, for the error ('metrics', 'results')
+):
+    "DamagedRecordError naming the accuracies that are no weighted mean of their class accuracies."
+    off = {n: m for n, m in _class_mean_misfit(accs, per_class).items() if m > PER_CLASS_TOLERANCE}
+    if off:
+        worst = max(off.values())
+        _damaged(
+            path,
+            f"{what} of {sorted(off)} are not the weighted means of their per_class accuracies "
+            f"that one set of class shares gives every condition (off by up to {worst:.3g} "
+            f"points; {PER_CLASS_TOLERANCE:g} allowed): a score was edited by hand",
+        )
+
 # %% ../nbs/07a_records.ipynb #573e3009
 def _check_per_class(rec: dict, path):
-    "`per_class`, if there: a list per metric and no other, each with one accuracy per class."
+    "`per_class`, if there: a list per metric and no other, one accuracy per class, metrics' means."
     pc = rec.get('per_class')
     if pc is None and 'split_metrics' in rec:  # the tuned tasks' tables read it for every run
         _damaged(path, 'per_class is missing: the tables of a tuned run read its class accuracies')
@@ -260,6 +300,8 @@ def _check_per_class(rec: dict, path):
     if bad:
         of = f"{want} (data.n_classes)" if n is not None else 'the same number in every list'
         _damaged(path, f"per_class holds one accuracy per class, {of}; other lengths: {bad}")
+    if pc:
+        _check_class_means(rec['metrics'], pc, path, 'metrics')
 
 # %% ../nbs/07a_records.ipynb #728351b5
 def _one_class(per_class) -> int | None:
@@ -412,9 +454,73 @@ def check_record(
     _check_checkpoint(rec.get('checkpoint'), path)
     return rec
 
+# %% ../nbs/07a_records.ipynb #32ef1644
+def _eval_scores(
+    results,  # an evaluation record's results
+    design: dict,  # its design
+) -> list:
+    "(field, value) of each accuracy in `results`: `acc`, `accuracy`, `per_class`, knob curves."
+    found, todo = [], [('results', results)]
+    while todo:
+        name, x = todo.pop()
+        items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+        for k, v in items:
+            field = f'{name}.{k}' if isinstance(x, dict) else f'{name}[{k}]'
+            if isinstance(x, dict) and k in ('acc', 'accuracy', 'per_class'):
+                found.append((field, v))
+            else:
+                todo.append((field, v))
+    if isinstance(design.get('knobs'), dict) and isinstance(results, dict):
+        found += [(f'results.{c}', v) for c, v in results.items()]  # accuracy per value; Random's
+    return found
+
+# %% ../nbs/07a_records.ipynb #9157cd88
+def _check_eval_complete(rec: dict, path):
+    "Results holding just what the design lists: conditions, each one's fractions or knob values."
+    design, results = rec['design'], rec['results']
+    knobs = design.get('knobs') if isinstance(design.get('knobs'), dict) else None
+    conditions = design.get('conditions') if isinstance(design.get('conditions'), list) else None
+    parts = [('results', results, [*knobs, 'Random'] if knobs is not None else conditions)]
+    if isinstance(results, dict) and isinstance(design.get('fractions'), list):
+        fractions = [f'{f:g}' for f in design['fractions']]
+        parts += [(f'results.{c}', v, fractions) for c, v in results.items()]
+    if isinstance(results, dict) and knobs is not None:
+        parts += [(f'results.{c}', results.get(c), [f'{v:g}' for v in knobs[c]]) for c in knobs]
+    for name, got, want in parts:
+        if want is None:
+            continue
+        if not isinstance(got, dict):
+            _damaged(path, f"{name} is {type(got).__name__} {got!r}, not a mapping of {list(want)}")
+        want = [str(w) for w in want]
+        lacks, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+        if lacks or extra:
+            what = [f'lacks {lacks}'] * bool(lacks) + [f'holds {extra}'] * bool(extra)
+            _damaged(path, f"{name} {' and '.join(what)}: its design lists {list(want)}")
+
+# %% ../nbs/07a_records.ipynb #1f359789
+def _check_eval_results(rec: dict, cfg: dict, path):
+    "Results in the contract: finite, accuracies in the task's range, complete, weighted means."
+    _numbers(rec['results'], 'results', path, labels=True)  # results may name their rows
+    lo, hi = task_of(cfg).metric_range
+    scores = _eval_scores(rec['results'], rec['design'])
+    for name, v in scores:
+        if name.endswith('.per_class') and (not isinstance(v, list) or not v):
+            _damaged(path, f"{name} is {v!r}, not a list of class accuracies")
+        _numbers(v, name, path, lo, hi)
+    _check_eval_complete(rec, path)
+    parent = lambda name: name.rsplit('.', 1)[0]
+    accs = {parent(n): v for n, v in scores if n.endswith(('.acc', '.accuracy'))}
+    per_class = {parent(n): v for n, v in scores if n.endswith('.per_class')}
+    both = {n: accs[n] for n in accs if n in per_class}
+    if both:
+        lengths = {n: len(per_class[n]) for n in both}
+        if len(set(lengths.values())) > 1:
+            _damaged(path, f"per_class lists of unequal lengths (classes): {lengths}")
+        _check_class_means(both, {n: per_class[n] for n in both}, path, 'results')
+
 # %% ../nbs/07a_records.ipynb #6402662c
 def check_evaluation_record(rec: dict, path=None) -> dict:
-    "An evaluation record's contract: kind, design, source run's config and id, finite results."
+    "An evaluation record's contract: kind, design, the run it scores, results in the task's range."
     for key, kind in [('kind', str), ('design', dict), ('config', dict), ('source', dict)]:
         if not isinstance(rec.get(key), kind):
             _damaged(path, f"{key} is missing or not a {kind.__name__}")
@@ -425,16 +531,17 @@ def check_evaluation_record(rec: dict, path=None) -> dict:
         _damaged(
             path, f"source id {rec['source'].get('id')!r} is not its config's ({config_id(cfg)})"
         )
+    root = Path(path).absolute().parents[1] if path is not None else Path('.')  # <results>/<kind>/
+    named = record_path(cfg, root).name  # the model it scores: the run its config makes
+    if rec['source'].get('path', named) != named:
+        _damaged(path, f"source path {rec['source']['path']!r} is not its config's ({named})")
     if path is not None:
-        root = Path(path).absolute().parents[1]  # evaluation records lie in <results>/<kind>/
         _check_place(
             path,
             'design and source',
             root / rec['kind'] / f"{record_path(cfg, root).stem}_{config_id(rec['design'])}.json",
         )
-    _numbers(
-        rec['results'], 'results', path, labels=True
-    )  # results may name their rows (regions, conditions)
+    _check_eval_results(rec, cfg, path)
     return rec
 
 # %% ../nbs/07a_records.ipynb #56ecca53

@@ -38,6 +38,7 @@ def test_a_relative_results_or_checkpoints_folder_is_relative_to_the_repository_
                                                                                       monkeypatch):
     rel = os.path.relpath(tmp_path / 'runs' / 'mine', ROOT)  # '../..': wrong by a level from nbs/ if cwd-relative
     monkeypatch.chdir(start)
+    (tmp_path / 'runs' / 'mine').mkdir(parents=True)  # a reader's folder must exist
     assert folder_path(key, rel).resolve() == (tmp_path / 'runs' / 'mine').resolve()
     assert results_root(rel).resolve() == (tmp_path / 'runs' / 'mine').resolve()
     assert folder_path(key, 'runs/mine') == ROOT / 'runs' / 'mine'
@@ -45,7 +46,7 @@ def test_a_relative_results_or_checkpoints_folder_is_relative_to_the_repository_
 
 def test_a_kernel_in_nbs_reads_the_data_a_run_at_the_root_reads(tmp_path):
     code = ('from prism_nb.core import data_dir, cache_dir, folder_path, results_root; '
-            "print(data_dir().resolve(), cache_dir().resolve(), results_root('runs/mine'), "
+            "print(data_dir().resolve(), cache_dir().resolve(), results_root('results'), "
             "folder_path('checkpoints_dir', 'ck'))")
     env = {**os.environ, 'PRISM_DATA': '../shared/data',
            'PRISM_CACHE': os.path.relpath(tmp_path / 'c', ROOT), 'PYTHONPATH': str(ROOT)}
