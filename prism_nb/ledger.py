@@ -24,7 +24,7 @@ from .report import paper_dir
 from .sampling import CONCENTRATION_SETTINGS, HARC_CONDITIONS
 
 # %% auto #0
-__all__ = ['MAX_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 'SECONDS_PER_WINDOW', 'PRETRAIN_LOAD_SECONDS',
+__all__ = ['MAX_THREADS', 'MAX_RUN_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 'SECONDS_PER_WINDOW', 'PRETRAIN_LOAD_SECONDS',
            'MAX_OVERHEAD_SECONDS', 'COVERAGE', 'check_timing', 'cpu_seconds', 'compute_ledger', 'records_cpu_hours',
            'rerun_spread', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
@@ -129,7 +129,8 @@ def _cell_of(kind: str, r: dict) -> str:
     return json.dumps([kind, c, r.get('design')], sort_keys=True, default=str)
 
 # %% ../nbs/11b_ledger.ipynb #b9563f36
-MAX_THREADS = 1024  # the most threads or cores a record may claim
+MAX_THREADS = 1024  # the most cores a record may claim (a machine's logical CPUs)
+MAX_RUN_THREADS = 64  # the most threads one run is counted for (the committed runs use 1 or 2)
 MAX_RECORD_SECONDS = 30 * 24 * 3600.0  # the longest time one record may claim (30 days)
 CPU_SLACK = (0.10, 5.0)  # CPU time may exceed wall x min(threads, cores) by this share plus these s
 SECONDS_PER_WINDOW = (1e-7, 1.0)  # a training window's share of an epoch: floor, ceiling (seconds)
@@ -157,21 +158,53 @@ def _count(where: str, v, what: str) -> int:
         )
     return v
 
+# %% ../nbs/11b_ledger.ipynb #5d51d3cf
+def _cpu_facts(r: dict, where: str) -> dict:
+    "The record's `cpu` facts, each field type-checked ({} when not recorded); else damaged."
+    facts = r.get('cpu')
+    if facts is None:
+        return {}
+    if not isinstance(facts, dict):
+        raise DamagedRecordError(
+            f"{where}: cpu = {facts!r} is not a mapping of the machine's facts (model, cores, "
+            "threads, ...): the record was edited or damaged, so its cost is not counted"
+        )
+    for key in ('cores', 'threads'):
+        if facts.get(key) is not None:
+            _count(where, facts[key], f'cpu.{key}')
+    rate = facts.get('float32_gflops')
+    numeric = isinstance(rate, (int, float)) and not isinstance(rate, bool)
+    if rate is not None and not (numeric and math.isfinite(rate) and rate >= 0):
+        raise DamagedRecordError(f"{where}: cpu.float32_gflops = {rate!r} is not a finite rate")
+    for key in ('model', 'capability'):
+        if facts.get(key) is not None and not isinstance(facts[key], str):
+            raise DamagedRecordError(f"{where}: cpu.{key} = {facts[key]!r} is not a name")
+    return facts
+
 # %% ../nbs/11b_ledger.ipynb #ba614db9
 def _threads(r: dict, where: str) -> tuple:
-    "(torch threads, the record's cores or None): each a count, no thread count above the cores."
+    "(torch threads, the record's cores or None): counts that agree, none above cores or the cap."
     threads = _count(where, r.get('torch_threads', 1), 'torch_threads')
-    facts = r.get('cpu') if isinstance(r.get('cpu'), dict) else {}
-    cores = _count(where, facts['cores'], 'cpu.cores') if facts.get('cores') is not None else None
-    claims = [('torch_threads', threads)]
-    if facts.get('threads') is not None:
-        claims.append(('cpu.threads', _count(where, facts['threads'], 'cpu.threads')))
-    for what, n in claims:
-        if cores is not None and n > cores:
+    facts = _cpu_facts(r, where)
+    cores, measured = facts.get('cores'), facts.get('threads')
+    for what, n in [('torch_threads', threads), ('cpu.threads', measured)]:
+        if cores is not None and n is not None and n > cores:
             raise DamagedRecordError(
                 f"{where}: {what} = {n} is more than the record's cpu.cores = {cores}: a run uses "
                 "no more threads than its machine has cores, so the record was edited or damaged"
             )
+    if measured is not None and measured != threads:
+        raise DamagedRecordError(
+            f"{where}: torch_threads = {threads}, but cpu.threads = {measured}: a run records the "
+            "threads it set and the threads torch measured with, one number, so the record was "
+            "edited"
+        )
+    if threads > MAX_RUN_THREADS:
+        raise DamagedRecordError(
+            f"{where}: torch_threads = {threads} is more than one run is counted for "
+            f"(MAX_RUN_THREADS = {MAX_RUN_THREADS}; runs here take one or two), so its cost is not "
+            "counted"
+        )
     if cores is None and threads > 1:
         raise DamagedRecordError(
             f"{where}: torch_threads = {threads}, but the record names no core count (cpu.cores) "
@@ -180,28 +213,38 @@ def _threads(r: dict, where: str) -> tuple:
     return threads, cores
 
 # %% ../nbs/11b_ledger.ipynb #b3feaaf2
-def _train_windows(r: dict) -> int | None:
+def _train_windows(r: dict, where: str) -> int:
     "A run's training windows: `data.n_train` (the HAR-C tasks), `data.train.stays` (clinical)."
     d = r.get('data') if isinstance(r.get('data'), dict) else {}
     train = d.get('train') if isinstance(d.get('train'), dict) else {}
     n = d.get('n_train', train.get('stays'))
-    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise DamagedRecordError(
+            f"{where}: data.n_train = {n!r} (or data.train.stays) is not its count of training "
+            "windows, which every bound on its epochs needs: the record was edited or damaged, so "
+            "its cost is not counted"
+        )
+    return n
 
 # %% ../nbs/11b_ledger.ipynb #1eef6dbf
 def _check_run_time(r: dict, where: str, wall: float):
     "A run's times against its epochs and windows: the floor, the ceilings, the parts in the whole."
-    t, (lo, hi), n = r['timing'], SECONDS_PER_WINDOW, _train_windows(r)
-    epochs = r.get('epochs_run') if isinstance(r.get('epochs_run'), int) else 0
-    pre_epochs = len(r['pretrain_history']) if isinstance(r.get('pretrain_history'), list) else 0
+    t, (lo, hi), n = r['timing'], SECONDS_PER_WINDOW, _train_windows(r, where)
+    epochs, history = r.get('epochs_run', 0), r.get('pretrain_history', [])
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:
+        raise DamagedRecordError(f"{where}: epochs_run = {epochs!r} is not a count of epochs")
+    if not isinstance(history, list):
+        raise DamagedRecordError(f"{where}: pretrain_history = {history!r} is not a list of epochs")
+    pre_epochs = len(history)
     spe, pre = t.get('seconds_per_epoch', 0.0), t.get('pretrain_seconds', 0.0)
-    parts, of = epochs * spe + pre, f"{n or 'unrecorded'} training windows"
+    parts, of = epochs * spe + pre, f"{n} training windows"
     bounds = [
-        (epochs and not spe > lo * (n or 0),
+        (epochs and not spe > lo * n,
          f"timing.seconds_per_epoch = {spe:.6g} is not above the floor of {lo:g} s per training "
          f"window x {of} for its {epochs} epochs"),
-        (n and spe > hi * n, f"timing.seconds_per_epoch = {spe:.6g} is more than {hi:g} s per "
+        (spe > hi * n, f"timing.seconds_per_epoch = {spe:.6g} is more than {hi:g} s per "
          f"training window x {of}"),
-        (n and pre > hi * n * pre_epochs + PRETRAIN_LOAD_SECONDS,
+        (pre > hi * n * pre_epochs + PRETRAIN_LOAD_SECONDS,
          f"timing.pretrain_seconds = {pre:.6g} is more than {pre_epochs} pretraining epoch(s) "
          f"take at {hi:g} s per training window x {of} (+ {PRETRAIN_LOAD_SECONDS:g} s to load "
          "an encoder)"),
@@ -262,10 +305,10 @@ def cpu_seconds(r: dict) -> float:
     check_timing(r)
     if 'timing' not in r:
         return r.get('seconds', 0.0)
-    cores = (r.get('cpu') or {}).get('cores') or r.get('torch_threads') or 1
-    return r['timing'].get('process_cpu_seconds') or r['timing']['total_seconds'] * min(
-        r.get('torch_threads') or 1, cores
-    )
+    threads = r.get('torch_threads', 1)
+    cores = (r.get('cpu') or {}).get('cores') or threads  # both checked by `check_timing`
+    wall = r['timing']['total_seconds']
+    return r['timing'].get('process_cpu_seconds') or wall * min(threads, cores)
 
 # %% ../nbs/11b_ledger.ipynb #b56526bc
 def compute_ledger(results_dir=None) -> pd.DataFrame:
@@ -322,7 +365,8 @@ def rerun_spread(results_dir=None,  # default: <repo>/results
         cfg = rec['config']
         ref = read_record(record_path(make_config(**{**cfg, 'experiment': 'harc'}), root))
         diff = [abs(rec['metrics'][c] - ref['metrics'][c]) for c in HARC_CONDITIONS]
-        cpu = lambda r: (r.get('cpu') or {}).get('model') or 'not recorded'
+        # the machine's facts type-checked, naming the file (a `cpu` that is no mapping is refused)
+        cpu = lambda r: _cpu_facts(r, str(r.path)).get('model') or 'not recorded'
         rows.append(dict(method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
                          committed_cpu=cpu(ref), rerun_cpu=cpu(rec), committed_avg=ref['avg'],
                          rerun_avg=rec['avg'], mean_abs_diff=sum(diff) / len(diff),

@@ -153,3 +153,139 @@ def test_a_render_killed_between_figures_and_tables_is_reported_by_the_next_read
     render_folders(tables, figures)  # what the message says to run
     check_render_finished(tables, figures)
     assert read_table('harc', tables, figures).loc['ERM', 'Avg.'] == '22.00 ± 0.1'
+
+
+# --- 3. ledger forgeries that agree with themselves ------------------------------------------------
+
+import shutil
+
+from prism_nb.ledger import MAX_RUN_THREADS, compute_ledger, cpu_seconds, records_cpu_hours
+from prism_nb.records import DamagedRecordError, read_record, read_records
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / 'results'
+TUNED = 'harc_tuned/arm_cnn_h1_s0_d1fad8c3318b.json'  # cpu facts, per_class, split_metrics
+OLD = 'harc/erm_mtand_s0_0454051258fa.json'  # eight conditions, no cpu facts
+EIGHT = 'harc/erm_cnn_s1_d17f15181557.json'  # eight conditions, some far from 0 and 100
+
+
+def edited(tmp_path, rel: str, edit) -> Path:
+    "The committed record `rel` copied into tmp_path/results, after `edit(record)` in place."
+    dst = tmp_path / 'results' / rel
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    rec = json.loads((RESULTS / rel).read_text())
+    edit(rec)
+    dst.write_text(json.dumps(rec))
+    return dst
+
+
+def cost_refused(path: Path, *words):
+    "Every reader of timings refuses `path` with DamagedRecordError, naming it and `words`."
+    results = path.parents[1]
+    for read in (lambda: cpu_seconds(read_record(path)), lambda: records_cpu_hours(results),
+                 lambda: compute_ledger(results)):
+        raised(read, DamagedRecordError, str(path), *words)
+
+
+def forge_threads(n: int):
+    "Cores, threads and torch_threads all `n`, and CPU time n x wall: a forgery that agrees with itself."
+    def edit(r):
+        r.update(torch_threads=n)
+        r['cpu'].update(cores=n, threads=n)
+        r['timing']['process_cpu_seconds'] = n * r['timing']['total_seconds']
+    return edit
+
+
+def test_a_record_claiming_a_thousand_threads_everywhere_is_not_counted(tmp_path):
+    path = edited(tmp_path, TUNED, forge_threads(1024))
+    cost_refused(path, 'torch_threads = 1024', f'MAX_RUN_THREADS = {MAX_RUN_THREADS}')
+
+
+def test_the_threads_a_run_recorded_must_be_the_threads_its_machine_measured(tmp_path):
+    def edit(r):
+        r.update(torch_threads=2)  # cpu.threads stays 1: the machine measured one thread
+        r['timing']['process_cpu_seconds'] = 2 * r['timing']['total_seconds']
+    cost_refused(edited(tmp_path, TUNED, edit), 'torch_threads = 2', 'cpu.threads = 1')
+
+
+def test_a_record_without_its_training_windows_is_refused_not_counted_unbounded(tmp_path):
+    def edit(r):
+        r['data'].pop('n_train')
+        r['epochs_run'] = 1
+        r['timing'].update(seconds_per_epoch=1e6, total_seconds=1e6 + 100.0)  # 277.8 hours, one thread
+    cost_refused(edited(tmp_path, OLD, edit), 'data.n_train')
+
+
+@pytest.mark.parametrize('edit,words', [
+    (lambda r: r.update(cpu=[2, 1]), ['cpu = [2, 1]', 'mapping']),
+    (lambda r: r['cpu'].update(model=7), ['cpu.model = 7']),
+    (lambda r: r['cpu'].update(float32_gflops='fast'), ["cpu.float32_gflops = 'fast'"]),
+    (lambda r: r['cpu'].update(cores='2'), ["cpu.cores = '2'"]),
+    (lambda r: r.update(pretrain_history={'epochs': 3}), ['pretrain_history']),
+    (lambda r: r['data'].update(n_train='5910'), ['data.n_train']),
+])
+def test_every_field_the_ledger_reads_is_type_checked_naming_the_file(tmp_path, edit, words):
+    cost_refused(edited(tmp_path, TUNED, edit), *words)
+
+
+def _two_edited(r, by: float = 20.0):
+    "Two of the record's metrics moved by +by and -by, their mean kept (each still in range)."
+    names = ('Desync', 'Fixed-Feat.', 'Rand-Feat.', 'First', 'Last', 'Mid', 'Regular')
+    up = next(c for c in names if r['metrics'][c] <= 100 - by)
+    down = next(c for c in names if c != up and r['metrics'][c] >= by)
+    r['metrics'][up] += by
+    r['metrics'][down] -= by
+
+
+@pytest.mark.parametrize('rel', [TUNED, EIGHT])
+def test_metrics_edited_with_their_mean_kept_disagree_with_per_class(tmp_path, rel):
+    path = edited(tmp_path, rel, _two_edited)
+    raised(lambda: read_record(path), DamagedRecordError, str(path), 'per_class')
+
+
+def test_every_committed_record_keeps_metrics_and_per_class_together():
+    n = 0
+    for folder in sorted(p for p in RESULTS.iterdir() if p.is_dir() and p.name != 'checkpoints'):
+        n += len(read_records(folder, '**/*.json'))
+    assert n > 2000
+
+
+# --- 4. evaluation records under the record contract ----------------------------------------------
+
+BURSTS = sorted(p.relative_to(RESULTS).as_posix() for p in (RESULTS / 'harc_bursts').glob('prism_bunch_*.json'))[0]
+KNOBS = sorted(p.relative_to(RESULTS).as_posix() for p in (RESULTS / 'harc_knobs').glob('*.json'))[0]
+
+
+@pytest.mark.parametrize('edit,words', [
+    (lambda r: r['results']['Random'].update(acc=1000.0), ["results.Random.acc = 1000.0", '[0.0, 100.0]']),
+    (lambda r: r['results']['Random'].update(acc=100.0), ['per_class', 'Random']),  # in range, but no mean of its classes
+    (lambda r: r['results']['Random']['per_class'].__setitem__(0, 250.0), ['results.Random.per_class[0] = 250.0']),
+    (lambda r: r['results'].pop('Two-bursts'), ['results lacks', "'Two-bursts'"]),
+    (lambda r: r['results'].update(Extra=r['results']['Random']), ['results holds', "'Extra'"]),
+    (lambda r: r['source'].update(path='erm_cnn_s0_8b73d92658df.json'), ['source path', 'erm_cnn_s0_8b73d92658df.json']),
+])
+def test_a_burst_record_outside_the_contract_is_refused_naming_it(tmp_path, edit, words):
+    path = edited(tmp_path, BURSTS, edit)
+    raised(lambda: read_record(path), DamagedRecordError, str(path), *words)
+
+
+def test_burst_frame_does_not_carry_an_edited_accuracy(tmp_path):
+    from prism_nb.mend import burst_frame
+    path = edited(tmp_path, BURSTS, lambda r: r['results']['Random'].update(acc=1000.0))
+    rec = json.loads(path.read_text())
+    source = RESULTS / rec['config']['experiment'] / rec['source']['path']
+    (tmp_path / 'results' / source.parent.name).mkdir()
+    shutil.copy(source, tmp_path / 'results' / source.parent.name / source.name)
+    raised(lambda: burst_frame(seeds=[rec['config']['seed']], r_b=rec['config']['hparams']['r_b'],
+                               results_dir=tmp_path / 'results'), DamagedRecordError, str(path), '1000.0')
+
+
+@pytest.mark.parametrize('edit,words', [
+    (lambda r: r['results']['Desync'].update({'0.5': 1000.0}), ["results.Desync.0.5 = 1000.0"]),
+    (lambda r: r['results'].update(Random=-3.0), ['results.Random = -3.0']),
+    (lambda r: r['results']['Desync'].pop('0.5'), ['results.Desync lacks', "'0.5'"]),
+])
+def test_a_knob_record_outside_the_contract_is_refused_naming_it(tmp_path, edit, words):
+    path = edited(tmp_path, KNOBS, edit)
+    raised(lambda: read_record(path), DamagedRecordError, str(path), *words)
+
