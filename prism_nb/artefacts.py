@@ -21,6 +21,7 @@ from .sampling import plot_harc_construction
 from .backbones import BACKBONE_DISPLAY, PAPER_BACKBONES
 from .config import TASKS, check_seeds, make_config, record_path
 from .core import ConfigError, derive_seed, folder_path, repo_root, results_root
+from .files import check_free_space
 from .data import HAR_CLASSES, har_splits, load_har
 from .records import read_record
 
@@ -502,6 +503,7 @@ def render_folders(
         base = _existing_ancestor(d)
         if not (base.is_dir() and os.access(base, os.W_OK | os.X_OK)):
             raise ConfigError(f"{key} {d} cannot be written ({base} is not a writable folder)")
+        check_free_space(d, key)  # a full disk named now, not after the whole render
     if tables.parent.is_dir():  # else no render ever wrote there: nothing to finish
         # the locks `publish` holds, on each folder that exists (one that does not holds no render)
         with render_lock(*(d.parent for d in (tables, figures) if d.parent.is_dir())):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .paths import _folder_setting
-from .files import atomic_write
+from .files import atomic_write, check_free_space
 
 # %% auto #0
 __all__ = ['content_digest', 'CacheError', 'save_npz', 'load_npz', 'digest_path', 'write_cache', 'read_cache', 'cached_arrays']
@@ -131,6 +131,8 @@ def cached_arrays(
             warnings.warn(f"{e}; rebuilding it", stacklevel=2)
             path.unlink(missing_ok=True)
             digest_path(path).unlink(missing_ok=True)  # a failing rebuild leaves nothing damaged
+    # a disk too full to keep the cache is named before the build, not after it
+    check_free_space(path.parent, 'PRISM_CACHE folder')
     arrays = build()
     try:
         write_cache(path, arrays)

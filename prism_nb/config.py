@@ -391,7 +391,7 @@ from .files import check_free_space
 
 # %% ../nbs/07_config.ipynb #9977b624
 def check_writable(folder: Path, what: str) -> Path:
-    "`folder`, created if needed, once a file can be written there and room is free; else ConfigError."
+    "`folder`, created if needed, once a file can be written there and room is free; else refused."
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)

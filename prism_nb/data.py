@@ -86,7 +86,8 @@ def channel_names(
     if not names:
         raise ValueError("empty channel list")
     if len(set(names)) != len(names):
-        raise ValueError(f"repeated signal names in {list(names)}")
+        twice = sorted({c for c in names if names.count(c) > 1})
+        raise ValueError(f"channels lists {twice} more than once ({list(names)}): name each once")
     return names
 
 # %% ../nbs/01_data.ipynb #e8e1e118

@@ -4,14 +4,17 @@
 
 # %% ../nbs/00b_files.ipynb #4d6cf0c4
 from __future__ import annotations
-import contextlib, hashlib, json, os, stat, tempfile
+import contextlib, hashlib, json, os, shutil, stat, tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from .paths import ConfigError
+
 # %% auto #0
-__all__ = ['sha256_file', 'sha256_bytes', 'open_regular', 'atomic_write', 'atomic_write_json', 'json_ready']
+__all__ = ['MIN_FREE_BYTES', 'sha256_file', 'sha256_bytes', 'open_regular', 'atomic_write', 'atomic_write_json', 'json_ready',
+           'check_free_space']
 
 # %% ../nbs/00b_files.ipynb #6588d6d2
 def sha256_file(
@@ -124,3 +127,29 @@ def _json_default(o):
     if isinstance(o, Path):
         return str(o)
     raise TypeError(f"not JSON serializable: {type(o)}")
+
+# %% ../nbs/00b_files.ipynb #88c77d6e
+MIN_FREE_BYTES = 256 * 2**20  # free space a step needs where it writes (HAR-C's cache: 47 MB)
+
+
+def check_free_space(
+    folder,  # where the work will write (it, or the nearest existing folder above, is measured)
+    what: str,  # the folder as the user named it, for the error ('results folder', 'tables_dir')
+    need: int | None = None,  # bytes that must be free; None: `MIN_FREE_BYTES`
+) -> int | None:
+    "Free bytes on `folder`'s disk (None if unreadable); ConfigError naming it when under `need`."
+    need = MIN_FREE_BYTES if need is None else need
+    at = Path(folder)
+    while not at.exists() and at.parent != at:
+        at = at.parent
+    try:
+        free = shutil.disk_usage(at).free
+    except OSError:
+        return None  # not measurable here: the write itself reports what is wrong
+    if free < need:
+        raise ConfigError(
+            f"{what} {folder}: only {free / 2**20:.0f} MiB free on its disk, less than the "
+            f"{need / 2**20:.0f} MiB a run, a data cache or a render may need there "
+            "(MIN_FREE_BYTES); free space there, or choose another folder"
+        )
+    return free

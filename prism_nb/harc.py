@@ -134,7 +134,7 @@ def _budget_error(fn, name: str, rate: float, n_channels: int) -> str:
 
 # %% ../nbs/07c_harc.ipynb #04119696
 def _check_harc_channels(ch):
-    "ConfigError unless `ch` names a channel set or lists HAR signals."
+    "ConfigError unless `ch` names a channel set or lists HAR signals, each once."
     if isinstance(ch, str):
         if ch not in CHANNEL_SETS:
             raise ConfigError(
@@ -146,6 +146,9 @@ def _check_harc_channels(ch):
             f"channels must be a channel set name or a non-empty list of "
             f"{', '.join(HAR_SIGNALS)}; got {ch!r}"
         )
+    elif len(set(ch)) != len(ch):  # before any file: loading the data refuses it after the lock
+        twice = sorted({s for s in ch if ch.count(s) > 1})
+        raise ConfigError(f"channels lists {twice} more than once ({ch!r}): name each signal once")
 
 # %% ../nbs/07c_harc.ipynb #2bbd3462
 def check_harc(cfg: dict):

@@ -289,3 +289,49 @@ def test_a_knob_record_outside_the_contract_is_refused_naming_it(tmp_path, edit,
     path = edited(tmp_path, KNOBS, edit)
     raised(lambda: read_record(path), DamagedRecordError, str(path), *words)
 
+
+# --- 5. faults found late: repeated channels, a full disk -----------------------------------------
+
+from prism_nb.config import make_config
+
+
+def files_under(d: Path) -> list:
+    return sorted(p.relative_to(d).as_posix() for p in d.rglob('*')) if d.exists() else []
+
+
+def test_repeated_channels_are_refused_naming_the_parameter_before_any_file(tmp_path):
+    from prism_nb.experiment import run
+    twice = ['total_acc_x', 'body_gyro_x', 'total_acc_x']
+    raised(lambda: make_config(method='erm', channels=twice), ConfigError, 'channels', "'total_acc_x'")
+    raised(lambda: run(dict(method='erm', channels=twice, max_windows=64, epochs=1), results_dir=tmp_path / 'r',
+                       progress=False), ConfigError, 'channels', "'total_acc_x'")
+    assert files_under(tmp_path) == []  # no record, no lock file
+
+
+@pytest.fixture
+def nearly_full(monkeypatch):
+    "Every disk reports 10 MiB free."
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, 'disk_usage', lambda p: real(p)._replace(free=10 * 2**20))
+
+
+def test_a_full_disk_under_the_results_folder_is_named_before_training(tmp_path, nearly_full):
+    from prism_nb.experiment import run
+    results = tmp_path / 'results'
+    raised(lambda: run(dict(method='erm', max_windows=64, epochs=1), results_dir=results, progress=False),
+           ConfigError, 'results folder', str(results), '10 MiB free')
+    assert not [p for p in files_under(tmp_path) if p.endswith(('.json', '.pt'))]
+
+
+def test_a_full_disk_under_the_cache_is_named_before_the_data_are_built(tmp_path, nearly_full, monkeypatch):
+    from prism_nb.caches import cached_arrays
+    monkeypatch.setenv('PRISM_CACHE', str(tmp_path / 'cache'))
+    built = []
+    raised(lambda: cached_arrays(tmp_path / 'cache' / 'x.npz', lambda: built.append(1) or {'a': [1]}),
+           ConfigError, 'PRISM_CACHE', str(tmp_path / 'cache'), '10 MiB free')
+    assert built == []  # nothing built that could not be kept
+
+
+def test_a_render_on_a_nearly_full_disk_is_refused_in_its_first_cell(tmp_path, nearly_full):
+    raised(lambda: render_folders(tmp_path / 'out' / 'tables', tmp_path / 'out' / 'figures'), ConfigError,
+           'tables_dir', str(tmp_path / 'out' / 'tables'), '10 MiB free')
