@@ -286,9 +286,9 @@ def _own_folder(
     "`d` if a real folder, not a link; ConfigError naming it otherwise (nothing is moved from it)."
     if d.is_symlink() or not d.is_dir():
         raise ConfigError(
-            f"{d} ({what}) is {'a link' if d.is_symlink() else 'not a folder'}, not a folder a render "
-            "writes: nothing was moved; a render never leaves one, so it was planted or edited: look "
-            "at it, then remove it"
+            f"{d} ({what}) is {'a link' if d.is_symlink() else 'not a folder'}, not a folder a "
+            "render writes: nothing was moved; a render never leaves one, so it was planted or "
+            "edited: look at it, then remove it"
         )
     return d
 
@@ -301,7 +301,7 @@ def _journal_figures(
     tables: Path,  # this render's tables folder
     figures: Path,  # this render's figures folder
 ) -> Path:
-    "The figures folder `commit`'s journal names, if this render's or inside its parent; else ConfigError."
+    "The figures folder `commit`'s journal names: this render's or one in its parent; else refused."
     journal = commit / '.journal.json'
     if not (journal.exists() or journal.is_symlink()):
         return figures  # an earlier version's commit, which wrote no journal
@@ -314,18 +314,19 @@ def _journal_figures(
             raise ValueError("it names no 'figures_dir' as a string")
     except (OSError, ValueError, RecursionError) as e:
         raise ConfigError(
-            f"render journal {journal} cannot be read ({e}): nothing was moved; look at {commit}, then "
-            "remove it"
+            f"render journal {journal} cannot be read ({e}): nothing was moved; look at "
+            f"{commit}, then remove it"
         ) from None
     fig, home, own = Path(named['figures_dir']), tables.parent.resolve(), tables.resolve()
     real = fig.resolve() if fig.is_absolute() else None
     inside = real is not None and real.is_relative_to(home)
-    if real == figures.resolve() or (inside and not (real.is_relative_to(own) or own.is_relative_to(real))):
+    overlaps = inside and (real.is_relative_to(own) or own.is_relative_to(real))
+    if real == figures.resolve() or (inside and not overlaps):
         return fig
     raise ConfigError(
-        f"render journal {journal} names figures folder {fig}, which is neither this render's ({figures}) "
-        f"nor a folder inside {home}: refused, nothing was moved; a render writes only those, so the "
-        f"journal was edited or planted: look at {commit}, then remove it"
+        f"render journal {journal} names figures folder {fig}, which is neither this render's "
+        f"({figures}) nor a folder inside {home}: refused, nothing was moved; a render writes "
+        f"only those, so the journal was edited or planted: look at {commit}, then remove it"
     )
 
 # %% ../nbs/11_report.ipynb #34ca82b6
@@ -416,7 +417,7 @@ def _stage_and_commit(tables: dict, figures: dict, dirs: list):
 def render_lock(
     *folders,  # the folders holding tables/ and figures/
 ):
-    "Hold every folder's render lock for the block; RuntimeError at once if another render holds one."
+    "Hold every folder's render lock for the block; RuntimeError at once if another holds one."
     with ExitStack() as held:
         for folder in sorted({Path(f).resolve() for f in folders}):
             lock = FileLock(str(folder / '.render.lock'))
@@ -460,15 +461,17 @@ def check_render_finished(
     tables_dir=None,  # the tables folder read; None: <repo>/tables
     figures_dir=None,  # the figures folder beside it; None: <repo>/figures
 ):
-    "ConfigError naming the folders and the command finishing it when a render's set is half moved in."
+    "ConfigError naming the folders and the command that finishes a render's half-moved set."
     tables, figures = _render_pair(tables_dir, figures_dir)
-    waiting = sorted(tables.parent.glob(_aside(tables, 'commit').name)) if tables.parent.is_dir() else []
+    parent = tables.parent
+    waiting = sorted(parent.glob(_aside(tables, 'commit').name)) if parent.is_dir() else []
     if waiting:
         raise ConfigError(
-            f"{tables} and {figures} are out of step: a render was killed (or is running now) after its "
-            f"commit, so its figures may be in while its tables still wait in {waiting[0]}. Finish it, "
-            "then read again: python -c \"from prism_nb.artefacts import render_folders; "
-            f"render_folders('{tables}', '{figures}')\" (the first cell of nbs/paper.ipynb does the same)"
+            f"{tables} and {figures} are out of step: a render was killed (or is running now) "
+            f"after its commit, so its figures may be in while its tables still wait in "
+            f"{waiting[0]}. Finish it, then read again: python -c \"from prism_nb.artefacts import "
+            f"render_folders; render_folders('{tables}', '{figures}')\" (the first cell of "
+            "nbs/paper.ipynb does the same)"
         )
 
 # %% ../nbs/11_report.ipynb #b2ad923d

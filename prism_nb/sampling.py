@@ -130,14 +130,14 @@ def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
 
 # %% ../nbs/02_sampling.ipynb #e761a26e
 PROBE_WINDOWS = 4  # windows of HAR-C's shape (128 steps x 6 channels) a new condition is probed on
-PROBE_LIMIT_S = 60.0  # seconds registration waits for the probe's two draws before refusing the condition
+PROBE_LIMIT_S = 60.0  # seconds registration waits for the probe's two draws before refusing
 
 
 def _within_probe_limit(
     name: str,  # the condition probed, for the error
     draw,  # the probe's work: a function of no arguments
 ):
-    "`draw()`, run in a daemon thread; ConfigError naming `name` when it takes over `PROBE_LIMIT_S`."
+    "`draw()`, run in a daemon thread; ConfigError naming `name` past `PROBE_LIMIT_S` seconds."
     out = {}
 
     def work():
@@ -151,10 +151,11 @@ def _within_probe_limit(
     worker.join(PROBE_LIMIT_S)
     if worker.is_alive():
         raise ConfigError(
-            f"condition {name!r} did not return within {PROBE_LIMIT_S:g} s when probed at registration "
-            f"(two draws of {PROBE_WINDOWS} windows of 128 steps x 6 channels, which take a condition "
-            "milliseconds): it hangs or is far too slow, and is not registered; Python cannot stop its "
-            "call, which goes on in a background thread until the process ends"
+            f"condition {name!r} did not return within {PROBE_LIMIT_S:g} s when probed at "
+            f"registration (two draws of {PROBE_WINDOWS} windows of 128 steps x 6 channels, which "
+            "take a condition milliseconds): it hangs or is far too slow, and is not registered; "
+            "Python cannot stop its call, which goes on in a background thread until the process "
+            "ends"
         )
     if 'error' in out:
         raise out['error']
@@ -166,7 +167,7 @@ def _two_draws(
     fn,  # the condition: `fn(n, L, D, steps, g)`, or `fn(v, m, steps, g)` when `sees`
     sees: bool = False,  # whether `fn` draws from the values
 ) -> list | None:
-    "The probe's two draws of `fn`, each from a generator in the same state; None when `fn` fails on them."
+    "The probe's two draws of `fn`, each from a generator in one state; None if `fn` fails on them."
     n, L, D = PROBE_WINDOWS, 128, 6
     steps = budget_steps(L)
     v = torch.randn(n, L, D, generator=torch.Generator().manual_seed(derive_seed(0, 'probe')))
@@ -202,18 +203,18 @@ def check_deterministic(
     if a.shape != b.shape or not torch.equal(a, b):
         raise ConfigError(
             f"condition {name!r} drew different masks twice from one generator state (probe: "
-            f"{PROBE_WINDOWS} windows of 128 steps x 6 channels): it draws from something other than its "
-            "generator `g` (torch's global generator, numpy, random, the clock); draw every random "
-            "number from `g`, so that one seed gives one set of masks"
+            f"{PROBE_WINDOWS} windows of 128 steps x 6 channels): it draws from something other "
+            "than its generator `g` (torch's global generator, numpy, random, the clock); draw "
+            "every random number from `g`, so that one seed gives one set of masks"
         )
 
 # %% ../nbs/02_sampling.ipynb #c9feda98
 def check_condition_arguments(
     name: str,  # the condition's name, for the error
     fn,  # the callable registered as the condition
-    sees: bool = False,  # whether it is called `fn(v, m, steps, g)` rather than `fn(n, L, D, steps, g)`
+    sees: bool = False,  # whether it is called `fn(v, m, steps, g)`, not `fn(n, L, D, steps, g)`
 ):
-    "ConfigError naming `name` unless `fn` is Python code taking the arguments a condition is drawn with."
+    "ConfigError naming `name` unless `fn` is Python code taking the arguments of a condition."
     wanted = '(v, m, steps, g)' if sees else '(n, L, D, steps, g)'
     inner = inspect.unwrap(fn)  # a signal condition's wrapper: the function inside it
     try:
@@ -226,10 +227,10 @@ def check_condition_arguments(
             return
     except TypeError:
         pass
-    shown = getattr(inner, '__qualname__', kind_of(inner))
+    shown = getattr(inner, '__qualname__', kind_of(inner)) + str(signature or '(arguments unknown)')
     raise ConfigError(
-        f"condition {name!r} must be a Python function taking {wanted}, the arguments it is drawn with; "
-        f"got {'the built-in ' if inspect.isbuiltin(inner) else ''}{shown}{signature or '(arguments unknown)'}"
+        f"condition {name!r} must be a Python function taking {wanted}, the arguments it is "
+        f"drawn with; got {'the built-in ' if inspect.isbuiltin(inner) else ''}{shown}"
     )
 
 # %% ../nbs/02_sampling.ipynb #32289c9d
