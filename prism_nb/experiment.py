@@ -402,8 +402,13 @@ def run_from_notebook(
     home: str = 'harc',  # the task the notebook's parameters cell is written for
 ) -> dict:
     "Run the config a run notebook's parameters describe (`notebook_request`)."
-    cfg, settings = notebook_request(namespace, home)
-    with _lines_to_terminal():
-        rec = run(cfg, **settings)
+    try:
+        cfg, settings = notebook_request(namespace, home)
+        with _lines_to_terminal():
+            rec = run(cfg, **settings)
+    except Exception as e:  # the cause first: papermill's own traceback follows it, tens of lines
+        if _in_kernel():
+            _to_terminal(f'prism_nb run failed: {type(e).__name__}: {e}')
+        raise
     _say(_run_line(rec))
     return rec

@@ -121,3 +121,17 @@ def test_sweep_runs_commands_and_resumes(tmp_path):
     assert all(record_path(c, tmp_path / 'results').exists() for c in cfgs)
     again = run_sweep(cfgs, results_dir=tmp_path / 'results', out_dir=tmp_path / 'runs', progress=False)
     assert again['done'] == [] and len(again['skipped']) == 2
+
+
+def test_a_failed_run_shows_its_cause_before_any_traceback(tmp_path):
+    "Missing data: the first line after papermill's own start lines names the cause, not a traceback or Ctrl-C."
+    root = Path(__file__).resolve().parent.parent
+    cmd = papermill(root, tmp_path / 'o.ipynb', tmp_path / 'r', method='erm')
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env={**os.environ, 'PRISM_DATA': str(tmp_path / 'no_data')})
+    assert res.returncode != 0
+    out = res.stdout
+    cause = out.find('prism_nb run failed: FileNotFoundError')
+    assert cause >= 0, out[-3000:]
+    for later in ('Traceback', 'KeyboardInterrupt', 'PapermillExecutionError'):
+        assert out.find(later) == -1 or out.find(later) > cause, (later, out[:3000])
