@@ -1364,7 +1364,7 @@ def update(self: ManyDG, batch):
 SEARCH_KINDS = ('log10', 'uniform', 'int_pow', 'choice')  # `SearchDist.kind`: the four shapes
 EXACT_INT = 2**53  # int_pow's largest value: floats hold every integer up to it exactly
 
-
+# %% ../nbs/04_algorithms.ipynb #f6b88689
 def _finite(what: str, x):
     "`x` if a finite real number (not a bool); ConfigError naming `what` otherwise."
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
@@ -1373,7 +1373,7 @@ def _finite(what: str, x):
         raise ConfigError(f"{what} must be finite, got {x!r}")
     return x
 
-
+# %% ../nbs/04_algorithms.ipynb #57b573c9
 def _choice_value(v, values: tuple):
     "ConfigError unless a config holds `v` as JSON: a finite number, str, bool, None or list."
     plain = v.item() if isinstance(v, np.generic) else v
@@ -1385,50 +1385,79 @@ def _choice_value(v, values: tuple):
             "number, a string, a bool, None, or a list of them)"
         ) from None
 
-
-def _search_args(kind, args) -> tuple:
-    "`args` as a tuple when `kind` is a known shape and they are valid for it; else ConfigError."
+# %% ../nbs/04_algorithms.ipynb #05e29408
+def _search_kind(kind) -> None:
+    "ConfigError unless `kind` is one of `SEARCH_KINDS`; the message lists them."
     if not isinstance(kind, str) or kind not in SEARCH_KINDS:
         raise ConfigError(
             f"unknown search distribution kind {kind!r}; valid kinds: {', '.join(SEARCH_KINDS)} "
             "(log10_uniform, uniform, int_pow and choice build them)"
         )
-    if not isinstance(args, (tuple, list)):
-        raise ConfigError(f"{kind}: args must be a tuple, got {kind_of(args)} {args!r}")
-    args = tuple(args)
-    if kind == 'choice':
-        if not args:
-            raise ConfigError("choice needs at least one value, got none")
-        for v in args:
-            _choice_value(v, args)
-        return args
+
+# %% ../nbs/04_algorithms.ipynb #f6c36f45
+def _choice_args(args: tuple) -> tuple:
+    "A choice's `args` when there is at least one and a config holds each; ConfigError otherwise."
+    if not args:
+        raise ConfigError("choice needs at least one value, got none")
+    for v in args:
+        _choice_value(v, args)
+    return args
+
+# %% ../nbs/04_algorithms.ipynb #36f4759a
+def _bounds(kind: str, args: tuple) -> tuple:
+    "The numeric `args` of `kind` when each is finite and `lo < hi`; ConfigError otherwise."
     names = ('base', 'lo', 'hi') if kind == 'int_pow' else ('lo', 'hi')
     if len(args) != len(names):
         raise ConfigError(f"{kind} takes ({', '.join(names)}), got {args!r}")
     for name, x in zip(names, args):
         _finite(f"{kind} {name}", x)
-    *base, lo, hi = args
+    lo, hi = args[-2:]
     if not lo < hi:
         raise ConfigError(f"{kind}{args!r}: bounds must be ordered, lo < hi")
-    if kind == 'log10' and not (-300 <= lo and hi <= 300):
+    return args
+
+# %% ../nbs/04_algorithms.ipynb #54c89d1a
+def _log10_ends(args: tuple) -> None:
+    "ConfigError when `10**lo` or `10**hi` falls outside 10**-300..10**300, what floats hold."
+    lo, hi = args
+    if not (-300 <= lo and hi <= 300):
         raise ConfigError(
             f"log10_uniform{args!r} reaches 10**{lo if lo < -300 else hi:g}: its ends must lie in "
             "10**-300..10**300, floats"
         )
+
+# %% ../nbs/04_algorithms.ipynb #e7b5a5ef
+def _int_pow_range(args: tuple) -> None:
+    "ConfigError unless `int(base**U(lo, hi))` counts from 1 up to at most 2**53."
+    base, lo, hi = args
+    if not base > 1:
+        raise ConfigError(f"int_pow{args!r}: base must be > 1, got {base!r}")
+    if lo < 0:
+        raise ConfigError(f"int_pow{args!r}: its smallest value, int(base**lo), must be at "
+                          "least 1")
+    if hi * math.log2(base) > 53:
+        raise ConfigError(
+            f"int_pow{args!r} reaches {base}**{hi}, beyond 2**53 (the largest integer a "
+            "float holds exactly); no count a config takes is that large"
+        )
+
+# %% ../nbs/04_algorithms.ipynb #06a37f0a
+def _search_args(kind, args) -> tuple:
+    "`args` as a tuple when `kind` is a known shape and they are valid for it; else ConfigError."
+    _search_kind(kind)
+    if not isinstance(args, (tuple, list)):
+        raise ConfigError(f"{kind}: args must be a tuple, got {kind_of(args)} {args!r}")
+    args = tuple(args)
+    if kind == 'choice':
+        return _choice_args(args)
+    _bounds(kind, args)
+    if kind == 'log10':
+        _log10_ends(args)
     if kind == 'int_pow':
-        if not base[0] > 1:
-            raise ConfigError(f"int_pow{args!r}: base must be > 1, got {base[0]!r}")
-        if lo < 0:
-            raise ConfigError(f"int_pow{args!r}: its smallest value, int(base**lo), must be at "
-                              "least 1")
-        if hi * math.log2(base[0]) > 53:
-            raise ConfigError(
-                f"int_pow{args!r} reaches {base[0]}**{hi}, beyond 2**53 (the largest integer a "
-                "float holds exactly); no count a config takes is that large"
-            )
+        _int_pow_range(args)
     return args
 
-
+# %% ../nbs/04_algorithms.ipynb #46184594
 @dataclass(frozen=True)
 class SearchDist:
     "One hyperparameter's search: 10**U(lo, hi), U(lo, hi), int(base**U(lo, hi)) or a choice."
