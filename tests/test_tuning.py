@@ -49,7 +49,8 @@ class SmoothedERM(ERM):
 
 def test_a_plugin_methods_distribution_is_searched(tmp_path):
     (tmp_path / 'smoothed.py').write_text(PLUGIN)
-    code = ('import json; from prism_nb.core import load_plugins; load_plugins(["smoothed.py"]); '
+    plugin = str(tmp_path / 'smoothed.py')  # a relative path would be read from the repository root
+    code = (f'import json; from prism_nb.core import load_plugins; load_plugins([{plugin!r}]); '
             'from prism_nb.tuning import search_configs; '
             'print(json.dumps([c["hparams"] for c in search_configs(["smoothederm"], draws=range(1, 13), seeds=[0])]))')
     out = subprocess.run([sys.executable, '-c', code], cwd=tmp_path, capture_output=True, text=True)
