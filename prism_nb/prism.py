@@ -274,7 +274,7 @@ def features(self: PRISM, v, m, t):
     "[E_feat(x); E_samp(x)] (the encoders present in this variant)."
     return torch.cat([e(v, m, t) for e in (self.E_feat, self.E_samp) if e is not None], 1)
 
-
+# %% ../nbs/05_prism.ipynb #bc6c1d40
 @patch
 def predict(self: PRISM, v, m, t):
     return self.head(self.features(v, m, t))
@@ -285,7 +285,7 @@ def drop_decoders(self: PRISM):
     "Discard the pretraining decoders."
     self.D_feat = self.D_samp = None
 
-
+# %% ../nbs/05_prism.ipynb #88b0c9a9
 @patch
 def for_inference(self: PRISM):
     "Drop the pretraining decoders, so the weights match those of a trained run."
