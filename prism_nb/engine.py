@@ -24,6 +24,26 @@ def model_device(model: nn.Module) -> torch.device:
     p = next(model.parameters(), None)
     return p.device if p is not None else torch.device('cpu')
 
+# %% ../nbs/06_engine.ipynb #dad45d31
+def _device_present(
+    dev: torch.device,  # the device as torch parses it
+    device,  # as it was given, for the message
+) -> torch.device:
+    "`dev` when this machine has it; ConfigError naming what is missing otherwise."
+    if dev.type == 'cuda':
+        if not torch.cuda.is_available():
+            raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ConfigError(f"device {device!r}: only {torch.cuda.device_count()} GPU(s) visible")
+    elif dev.type == 'mps':
+        if not torch.backends.mps.is_available():
+            raise ConfigError(
+                f"device {device!r}: Apple's MPS backend is not available on this machine"
+            )
+    elif dev.type != 'cpu':
+        raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
+    return dev
+
 # %% ../nbs/06_engine.ipynb #9e08412e
 def check_device(
     device=None,  # 'cpu', 'cuda', 'cuda:N', 'mps', a torch.device; None or 'auto': the rule below
@@ -42,21 +62,9 @@ def check_device(
         raise ConfigError(
             f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r} ({e})"
         ) from None
-    if dev.type == 'cuda':
-        if not torch.cuda.is_available():
-            raise ConfigError(f"device {device!r}: no CUDA GPU is visible on this machine")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ConfigError(f"device {device!r}: only {torch.cuda.device_count()} GPU(s) visible")
-    elif dev.type == 'mps':
-        if not torch.backends.mps.is_available():
-            raise ConfigError(
-                f"device {device!r}: Apple's MPS backend is not available on this machine"
-            )
-    elif dev.type != 'cpu':
-        raise ConfigError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    return dev
+    return _device_present(dev, device)
 
-
+# %% ../nbs/06_engine.ipynb #71488a75
 def default_device(model: nn.Module | None = None) -> torch.device:
     "Where `model` trains when no device is given: `check_device(None, model)`."
     return check_device(None, model)
@@ -117,7 +125,7 @@ def _cpu_model() -> str:
         pass
     return platform.processor() or platform.machine()
 
-
+# %% ../nbs/06_engine.ipynb #7806fbed
 def cpu_facts(
     seconds: float = 0.1,  # how long to measure the matrix-product throughput
 ) -> dict:
@@ -258,7 +266,7 @@ class Selection:
 class NonFiniteError(FloatingPointError):
     "A non-finite loss, weight or selection score: training stops before anything is recorded."
 
-
+# %% ../nbs/06_engine.ipynb #1582c9b4
 def _who(
     model: nn.Module,  # the model trained: its `display` and `backbone`, where it has them
     desc: str,  # what the loop is doing ('ERM fit', 'PRISM pretrain')
@@ -267,7 +275,7 @@ def _who(
     method = getattr(model, 'display', None) or type(model).__name__
     return f"{desc} (method {method}, backbone {getattr(model, 'backbone', None) or 'none'})"
 
-
+# %% ../nbs/06_engine.ipynb #b8e93fc8
 def _stop(who: str, what: str, epoch: int, epochs: int, where: str = '') -> NonFiniteError:
     "The error stopping a run at `epoch` (0-based) because `what` is not finite."
     return NonFiniteError(
@@ -275,7 +283,7 @@ def _stop(who: str, what: str, epoch: int, epochs: int, where: str = '') -> NonF
         "nothing recorded (a learning rate too high, or non-finite input: check the task's windows)"
     )
 
-
+# %% ../nbs/06_engine.ipynb #85d48ada
 def _first_nonfinite(
     pending: list,  # (batch, loss name, 0-d tensor) of one epoch, in step order
     key: str,  # the loss whose sum is not finite
@@ -283,7 +291,7 @@ def _first_nonfinite(
     "(batch, value) of the first step whose loss `key` is not finite."
     return next((b, float(v)) for b, k, v in pending if k == key and not math.isfinite(float(v)))
 
-
+# %% ../nbs/06_engine.ipynb #1a5dbdf8
 def nonfinite_weights(model: nn.Module) -> list:
     "Names of `model`'s parameters holding a NaN or an infinity (one device sync in all)."
     named = list(model.named_parameters())
