@@ -12,6 +12,7 @@ from filelock import FileLock, Timeout
 from .core import config_id, atomic_write_json, json_ready
 from .core import PluginError, ConfigError, open_regular, missing_plugins, reading_data
 from .config import make_config, record_path, results_dir_of, task_of
+from .paths import Layers
 
 # %% auto #0
 __all__ = ['SCORE_FIELDS', 'PER_CLASS_TOLERANCE', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME',
@@ -575,10 +576,12 @@ def is_record_file(
 
 # %% ../nbs/07a_records.ipynb #22d46486
 def record_files(
-    folder,  # a results folder, or one of its subfolders
+    folder,  # a results folder, one of its subfolders, or `Layers` of them
     pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
 ) -> list:
     "The files under `folder` matching `pattern` that are records by name (`is_record_file`)."
+    if isinstance(folder, Layers):
+        return [p for layer in folder for p in record_files(layer, pattern)]
     folder = Path(folder)
     return sorted(p for p in folder.glob(pattern) if is_record_file(p, folder))
 
@@ -626,23 +629,57 @@ def read_record(path) -> dict:
     path = Path(path)
     return Record(check_record(record_json(path), path), path)
 
-# %% ../nbs/07a_records.ipynb #f2b19922
+# %% ../nbs/07a_records.ipynb #f6cc49a2
+def _run_key(rec: dict) -> tuple:
+    "What makes two records the same run: kind, the run's config id, the evaluation's design id."
+    return (rec.get('kind'), rec.get('id') or rec['source']['id'], config_id(rec.get('design', {})))
+
+# %% ../nbs/07a_records.ipynb #407bce50
+_NOTED: set = set()  # (folder, plugins) already reported in this process: one line each
+
+
+def _note_left_out(folder, left_out: dict):
+    "One line per plugin set: how many records were left out, and how to include them."
+    for plugins, n in left_out.items():
+        if (str(folder), plugins) in _NOTED:
+            continue
+        _NOTED.add((str(folder), plugins))
+        names = ','.join(plugins)
+        print(
+            f"{n} record(s) under {folder} left out: made with plugin(s) {list(plugins)}, not "
+            f"loaded here; to include them, load_plugins({list(plugins)!r}) first, or pass "
+            f"--plugins {names} (prism_protocol, prism_leaderboard)"
+        )
+
+# %% ../nbs/07a_records.ipynb #3ec8bc6c
+def _plugins_named(path) -> tuple:
+    "The plugins (and plugin packages) a record file names, read as data."
+    rec = record_json(path)
+    eps = rec.get('entry_points') if isinstance(rec, dict) else None
+    named = list(rec.get('plugins') or []) if isinstance(rec, dict) else []
+    named += [f"{e.get('dist')} (installed)" for e in eps or [] if isinstance(e, dict)]
+    return tuple(str(s) for s in named) or ('<unknown>',)
+
+# %% ../nbs/07a_records.ipynb #bb5985ef
 def read_records(
-    folder,  # a folder of records (missing: no records)
+    folder,  # a folder of records (missing: none), or `Layers` (each run's first record kept)
     pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
 ) -> list:
     "Every record in `folder` (`record_files`), checked; DamagedRecordError if two claim one run."
+    if isinstance(folder, Layers):
+        return _read_layers(folder, pattern)
     folder = Path(folder)
     if not folder.exists():
         return []
-    out, seen = [], {}
+    out, seen, left_out = [], {}, {}
     for p in record_files(folder, pattern):
-        rec = read_record(p)
-        key = (
-            rec.get('kind'),
-            rec.get('id') or rec['source']['id'],
-            config_id(rec.get('design', {})),
-        )
+        try:
+            rec = read_record(p)
+        except PluginError:
+            plugins = _plugins_named(p)
+            left_out[plugins] = left_out.get(plugins, 0) + 1
+            continue
+        key = _run_key(rec)
         if key in seen:
             raise DamagedRecordError(
                 f"two records claim the same run: {seen[key]} and {p}; keep one and move the other "
@@ -650,6 +687,7 @@ def read_records(
             )
         seen[key] = p
         out.append(rec)
+    _note_left_out(folder, left_out)
     return out
 
 # %% ../nbs/07a_records.ipynb #9bfab261
@@ -700,3 +738,26 @@ def acquire_run_lock(path: Path, wait: bool = False) -> FileLock:
             "wait for it, or pass wait=True to wait and then reuse its record"
         ) from None
     return lock
+
+# %% ../nbs/07a_records.ipynb #28431f0d
+def _read_layers(
+    layers: Layers,
+    pattern: str = '*.json',
+) -> list:
+    "Each layer's records, a run's record from the first layer holding it; one line on repeats."
+    out, seen = [], set()
+    for layer in layers:
+        repeats = 0
+        for rec in read_records(layer, pattern):
+            key = _run_key(rec)
+            if key in seen:
+                repeats += 1
+                continue
+            seen.add(key)
+            out.append(rec)
+        if repeats and (str(layer), 'repeats') not in _NOTED:
+            _NOTED.add((str(layer), 'repeats'))
+            print(
+                f"{repeats} record(s) under {layer} repeat runs an earlier layer holds: read there"
+            )
+    return out
