@@ -104,6 +104,24 @@ def save_pretraining(shared: Path, state: dict):
     atomic_write(shared, lambda tmp: torch.save(state, tmp), suffix='.pt')
     atomic_write(digest_path(shared), lambda tmp: Path(tmp).write_text(sha256_file(shared) + '\n'))
 
+# %% ../nbs/07ca_training.ipynb #0a483d6c
+def _load_shared(
+    algo,  # the built method
+    state: dict,  # what `save_pretraining` saved: the pretrained `state` and its `history`
+    shared: Path,  # where it was found
+    checkpoints_dir,  # the folder `shared` lies under
+    device,
+    progress: bool,
+) -> tuple:
+    "Load a shared pretrained `state` into `algo`: (its pretraining log, its path for the record)."
+    algo.load_pretrain_state(state['state'])
+    algo.to(device)
+    # relative to the checkpoints folder: no machine's path in a record
+    reused = Path(shared).relative_to(checkpoints_dir).as_posix()
+    if progress:
+        progress_line(f'pretraining reused from {shared}')
+    return state['history'], reused
+
 # %% ../nbs/07ca_training.ipynb #b591aa96
 def _pretrain(
     cfg: dict,
@@ -121,13 +139,7 @@ def _pretrain(
     )
     state = reuse_pretraining(shared) if shared is not None else None
     if state is not None:
-        algo.load_pretrain_state(state['state'])
-        algo.to(device)
-        # relative to the checkpoints folder: no machine's path in a record
-        reused = Path(shared).relative_to(checkpoints_dir).as_posix()
-        if progress:
-            progress_line(f'pretraining reused from {shared}')
-        return state['history'], reused
+        return _load_shared(algo, state, shared, checkpoints_dir, device, progress)
     pre_log = algo.pretrain(
         data.train,
         val=data.val,
@@ -172,15 +184,12 @@ def train_algorithm(
 class BadTaskData(ValueError):
     "A task's loader returned windows that cannot be trained or scored on as they are."
 
-
-def check_windows(
+# %% ../nbs/07ca_training.ipynb #6c42ba98
+def _contract_kept(
     x: ISMTS,  # one split of a task's data
-    n_classes: int,  # labels lie in [0, n_classes)
     where: str,  # names the task and the split, for the error
-) -> ISMTS:
-    "`x` if it keeps the ISMTS contract, observes a cell per window and has labels in range."
-    if not isinstance(x, ISMTS):
-        raise BadTaskData(f"{where} is a {type(x).__name__}, not an ISMTS")
+) -> None:
+    "BadTaskData naming `where` unless `x.validate()` passes; a NaN's cells counted by their mask."
     try:
         x.validate()
     except (ValueError, TypeError) as e:
@@ -191,6 +200,17 @@ def check_windows(
                    f"{int((bad & (x.m == 0)).sum())} of them where the mask is 0 (v * m keeps NaN "
                    "there: unobserved cells must hold 0)")
         raise BadTaskData(f"{where}: {why}") from None
+
+# %% ../nbs/07ca_training.ipynb #2c7c1176
+def check_windows(
+    x: ISMTS,  # one split of a task's data
+    n_classes: int,  # labels lie in [0, n_classes)
+    where: str,  # names the task and the split, for the error
+) -> ISMTS:
+    "`x` if it keeps the ISMTS contract, observes a cell per window and has labels in range."
+    if not isinstance(x, ISMTS):
+        raise BadTaskData(f"{where} is a {type(x).__name__}, not an ISMTS")
+    _contract_kept(x, where)
     if len(x) == 0:
         raise BadTaskData(f"{where} holds no windows")
     empty = (x.m.flatten(1).sum(1) == 0).nonzero().flatten()
@@ -201,6 +221,18 @@ def check_windows(
         raise BadTaskData(f"{where}: labels (y) must lie in [0, {n_classes}), got "
                           f"{int(x.y.min())}..{int(x.y.max())}")
     return x
+
+# %% ../nbs/07ca_training.ipynb #8d019200
+def _domains_in_range(
+    d: torch.Tensor,  # the source training windows' domains
+    n_domains: int,  # as the task's facts give it
+    task_name: str,
+) -> None:
+    "BadTaskData naming the task unless every domain in `d` lies in `[0, n_domains)`."
+    if int(d.min()) < 0 or int(d.max()) >= n_domains:
+        raise BadTaskData(f"task {task_name}: source training windows (train): domains (d) must "
+                          f"lie in [0, {n_domains}) (n_domains), got "
+                          f"{int(d.min())}..{int(d.max())}")
 
 # %% ../nbs/07ca_training.ipynb #179d8f12
 def check_task_data(
@@ -217,10 +249,7 @@ def check_task_data(
     for x, what in splits:
         check_windows(x, n_classes, f"task {task.name}: {what}")
     d = data.train.d
-    if int(d.min()) < 0 or int(d.max()) >= info['n_domains']:
-        raise BadTaskData(f"task {task.name}: source training windows (train): domains (d) must "
-                          f"lie in [0, {info['n_domains']}) (n_domains), got "
-                          f"{int(d.min())}..{int(d.max())}")
+    _domains_in_range(d, info['n_domains'], task.name)
     n_sources = len(torch.unique(d))
     if cls.needs_domains and n_sources < 2:
         raise ConfigError(
@@ -234,7 +263,44 @@ def check_task_data(
 class TaskHookError(ConfigError):
     "A task's own hook (evaluate, averages, record_stem) gives what a record cannot hold."
 
+# %% ../nbs/07ca_training.ipynb #3e83c422
+def _evaluate_aside(task, algo, data: TaskData, cfg: dict):
+    "`task.evaluate(algo, data, cfg)`, leaving the run's random streams as they were."
+    state = random.getstate(), np.random.get_state()
+    with torch.no_grad(), torch.random.fork_rng():  # the run's random streams are left untouched
+        out = task.evaluate(algo, data, cfg)
+    random.setstate(state[0])
+    np.random.set_state(state[1])
+    return out
 
+# %% ../nbs/07ca_training.ipynb #49cb8319
+def _scores_out_of_range(
+    metrics: dict,  # name -> score, as the hook gave them
+    metric_range: tuple,  # (lo, hi): `Task.metric_range`
+) -> dict:
+    "The entries of `metrics` that are not finite numbers in `metric_range`."
+    lo, hi = metric_range
+    return {
+        k: v
+        for k, v in metrics.items()
+        if isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or not lo <= v <= hi
+    }
+
+# %% ../nbs/07ca_training.ipynb #6c122098
+def _averages_given(task, cfg: dict, metrics: dict) -> None:
+    "TaskHookError if `task.averages(cfg)` averages over a metric `metrics` does not hold."
+    for key, names in (task.averages(cfg) if task.averages else {}).items():
+        missing = [n for n in names if n not in metrics]
+        if missing:
+            raise TaskHookError(
+                f"task {task.name}: averages(cfg) declares {key!r} over {missing}, which its "
+                f"evaluate hook does not give (it gives {sorted(metrics)})"
+            )
+
+# %% ../nbs/07ca_training.ipynb #b14f6ef3
 def probe_task_hooks(
     cfg: dict,  # the run's config
     data: TaskData,  # the task's checked windows (`check_task_data`)
@@ -243,34 +309,17 @@ def probe_task_hooks(
     "The task's `evaluate` on the untrained `algo`; TaskHookError if no record could hold it."
     task = task_of(cfg)
     where = f"task {task.name}: its evaluate(algo, data, cfg) hook"
-    state = random.getstate(), np.random.get_state()
-    with torch.no_grad(), torch.random.fork_rng():  # the run's random streams are left untouched
-        out = task.evaluate(algo, data, cfg)
-    random.setstate(state[0])
-    np.random.set_state(state[1])
+    out = _evaluate_aside(task, algo, data, cfg)
     metrics = out.get('metrics') if isinstance(out, dict) else None
     if not isinstance(metrics, dict) or not metrics:
         raise TaskHookError(
             f"{where} must return a dict with a non-empty 'metrics' dict, got {out!r}"
         )
-    lo, hi = task.metric_range
-    bad = {
-        k: v
-        for k, v in metrics.items()
-        if isinstance(v, bool)
-        or not isinstance(v, (int, float))
-        or not math.isfinite(v)
-        or not lo <= v <= hi
-    }
+    bad = _scores_out_of_range(metrics, task.metric_range)
     if bad:
+        lo, hi = task.metric_range
         raise TaskHookError(f"{where} gives scores outside [{lo}, {hi}] (Task.metric_range): {bad}")
-    for key, names in (task.averages(cfg) if task.averages else {}).items():
-        missing = [n for n in names if n not in metrics]
-        if missing:
-            raise TaskHookError(
-                f"task {task.name}: averages(cfg) declares {key!r} over {missing}, which its "
-                f"evaluate hook does not give (it gives {sorted(metrics)})"
-            )
+    _averages_given(task, cfg, metrics)
 
 # %% ../nbs/07ca_training.ipynb #ccf81cf9
 def collapse_fields(
@@ -316,6 +365,26 @@ def versions() -> dict:
         platform=platform.platform(),
     )
 
+# %% ../nbs/07ca_training.ipynb #99fc73a4
+def _timing(
+    log: dict,  # `fit`'s log
+    pretrain_seconds: float,
+    started: float,  # `time.perf_counter()` when the run started
+    cpu_started: float | None = None,  # `time.process_time()` when the run started
+) -> dict:
+    "A record's `timing`: per epoch, pretraining, total wall-clock and (where known) CPU seconds."
+    cpu = (
+        {'process_cpu_seconds': time.process_time() - cpu_started}
+        if cpu_started is not None
+        else {}
+    )
+    return dict(
+        seconds_per_epoch=log['seconds_per_epoch'],
+        pretrain_seconds=pretrain_seconds,
+        total_seconds=time.perf_counter() - started,
+        **cpu,
+    )
+
 # %% ../nbs/07ca_training.ipynb #dba2aac7
 def run_fields(
     log: dict,
@@ -328,22 +397,13 @@ def run_fields(
 ) -> dict:
     "Record fields every run shares: selection, histories, timing, device facts, threads, versions."
     facts = device_facts(device)
-    cpu = (
-        {'process_cpu_seconds': time.process_time() - cpu_started}
-        if cpu_started is not None
-        else {}
-    )
+    timing = _timing(log, pretrain_seconds, started, cpu_started)
     return dict(
         selected_epoch=log['selected_epoch'],
         epochs_run=log['epochs_run'],
         history=log['history'],
         pretrain_history=pre_log,
-        timing=dict(
-            seconds_per_epoch=log['seconds_per_epoch'],
-            pretrain_seconds=pretrain_seconds,
-            total_seconds=time.perf_counter() - started,
-            **cpu,
-        ),
+        timing=timing,
         device=facts.pop('device'),
         cpu=cpu_facts(),  # on a GPU too: the ledger bounds a run's CPU time by its cores
         **({'gpu': facts} if facts else {}),
