@@ -139,10 +139,10 @@ def results_root(
         else repo_root() / 'results'
     )
     if not root.is_dir():  # an empty table from a typo would read as "no runs yet"
+        what = 'is a file, not a folder of records' if root.exists() else 'does not exist (a typo?)'
         raise ConfigError(
-            f"results_dir {root} is not a folder of records"
-            f"{' (it is a file)' if root.exists() else ''}: "
-            "name the folder a run or sweep wrote (relative to the repository root)"
+            f"results_dir {root} {what}: name the folder a run or sweep wrote "
+            "(relative to the repository root)"
         )
     return root
 

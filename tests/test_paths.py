@@ -99,7 +99,7 @@ def test_readers_given_a_folder_that_does_not_exist_say_so(tmp_path):
     missing = tmp_path / 'typo'
     for read in (lambda: tuned_frame(results_dir=missing), lambda: fresh_verdict(missing),
                  lambda: harc_records({'ERM': dict(method='erm')}, results_dir=missing), lambda: overlay(missing)):
-        with pytest.raises(ConfigError, match=f'{missing} is not a folder of records'):
+        with pytest.raises(ConfigError, match=f'{missing} does not exist'):
             read()
 
 
