@@ -21,13 +21,13 @@ from .tuning import PROTOCOLS, PROTOCOL_NAMES
 from .harc_tasks import FRESH_SEED_FLOOR, FRESH_SEEDS, search_overrides
 from .bunching import BUNCHED, _change, _condition_rows, _mean_se, _records, _summaries
 from .bunching import condition_scores
-from .verdict import lead_text, paired_difference  # 22_verdict: pairs by seed (no import cycle)
+from .verdict import lead_text, paired_difference, verdict_word  # 22_verdict (no import cycle)
 
 # %% auto #0
 __all__ = ['MEND_CANDIDATES', 'MEND_SELECTION_SEEDS', 'MEND_SEEDS', 'BURSTS', 'BURST_DESIGN', 'mend_config', 'mend_selection',
-           'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'mend_recommended', 'mend_sentence',
-           'burst_condition', 'one_burst_condition', 'two_bursts_condition', 'burst_record', 'burst_frame',
-           'burst_verdict']
+           'mend_choice', 'mend_frame', 'mend_table', 'mend_verdict', 'NotAssessed', 'mend_recommended',
+           'mend_sentence', 'burst_condition', 'one_burst_condition', 'two_bursts_condition', 'burst_record',
+           'burst_frame', 'burst_verdict']
 
 # %% ../nbs/21a_mend.ipynb #51b6fa6f
 MEND_CANDIDATES = (0.5, 0.8)  # r_b, chosen between on source validation
@@ -135,19 +135,32 @@ def mend_table(
     )
     return out.set_axis(cols, axis=1) if rows else out
 
-# %% ../nbs/21a_mend.ipynb #7ac80ec4
+# %% ../nbs/21a_mend.ipynb #7150ef5c
 def _paper_prism_loss(protocol: str) -> float:
     "The paper's PRISM: Random minus the mean of First/Last/Mid (its table has one protocol)."
     r = reported('tab:harc').query("row == 'PRISM'").set_index('column')['mean']
     return float(r['Random'] - r[['First', 'Last', 'Mid']].mean())
 
-
+# %% ../nbs/21a_mend.ipynb #79dafdc1
 def _mend_word(d: tuple, loss: float, paper: float) -> str:
-    "narrows/closes/widens/no change from the bunched change `d` = (mean, se) and the losses."
-    m, se = d[0], d[1] or 0.0
+    "narrows/closes/widens the gap, 'within 2 se' from `d` = (mean, se); no se: not assessed."
+    m, se = d
+    if se is None:  # a row of one seed: no standard error to judge by
+        return 'not assessed (fewer than 2 seeds: no standard error)'
     if m > 2 * se:
         return 'closes the gap' if loss <= paper else 'narrows the gap'
-    return 'widens the gap' if m < -2 * se else 'no change (within 2 se)'
+    return 'widens the gap' if m < -2 * se else 'within 2 se'
+
+# %% ../nbs/21a_mend.ipynb #7ac80ec4
+def _seed_text(seeds) -> str:
+    "Seeds as ranges, '3-19' or '5, 7, 9-11'; '' for none."
+    spans = []
+    for s in sorted(seeds):
+        if spans and s == spans[-1][1] + 1:
+            spans[-1][1] = s
+        else:
+            spans.append([s, s])
+    return ', '.join(f'{a}' if a == b else f'{a}-{b}' for a, b in spans)
 
 # %% ../nbs/21a_mend.ipynb #1221ac60
 def mend_verdict(
@@ -162,9 +175,11 @@ def mend_verdict(
             continue
         a, b = rows.xs(mend, level='row'), rows.xs('PRISM', level='row')
         diff = {k: _change(a[k], b[k]) for k in ['bunched', 'other shifted', 'worst']}
+        se = None if min(len(a), len(b)) < 2 else diff['bunched'][1]  # _change: a missing se is 0
         loss = {n: _mean_se(r.Random - r.bunched) for n, r in [('mend', a), ('PRISM', b)]}
         paper = _paper_prism_loss(protocol)
-        pair = paired_difference(a['bunched'], b['bunched'])
+        both = sorted(set(a.index) & set(b.index))
+        pair = paired_difference(a['bunched'], b['bunched'], who='PRISM', ref=mend, seeds=both)
         out[protocol] = {
             'Δ First/Last/Mid': pm(*diff['bunched'], 1, signed=True),
             'Δ other shifted': pm(*diff['other shifted'], 1, signed=True),
@@ -172,38 +187,72 @@ def mend_verdict(
             'loss from Random: mend': pm(*loss['mend'], 1),
             'loss from Random: PRISM': pm(*loss['PRISM'], 1),
             "loss from Random: paper's PRISM": f'{paper:.1f}',
-            'verdict': _mend_word(diff['bunched'], loss['mend'][0], paper),
+            'verdict': _mend_word((diff['bunched'][0], se), loss['mend'][0], paper),
             'seeds: mend': len(a),
             'seeds: PRISM': len(b),
             'paired Δ F/L/M [95%]': lead_text(pair),
             'p (Wilcoxon)': pair['p'],
+            'paired verdict': verdict_word(pair, 'the mend'),
             'seeds paired': pair['n'],
+            'rule seeds missing': _seed_text(set(MEND_SEEDS) - set(both)),
         }
     return pd.DataFrame(out).T.infer_objects().rename_axis('protocol')
 
 # %% ../nbs/21a_mend.ipynb #aa73d655
-def _not_recommended(
-    verdict: pd.DataFrame,  # `mend_verdict`
-    bursts: pd.DataFrame | None = None,  # `burst_verdict`: None or empty while unscored
-) -> str | None:
-    "Why the mend is not recommended, in words; None when it is."
+class NotAssessed(str):
+    "A recommendation the records cannot make yet: 'not assessed (missing: ...)', and false."
+
+    def __bool__(self):
+        return False
+
+# %% ../nbs/21a_mend.ipynb #09a66b47
+def _missing(
+    verdict: pd.DataFrame | None,  # `mend_verdict`
+    bursts: pd.DataFrame | None,  # `burst_verdict`
+) -> list:
+    "What the rule needs and the records lack: a protocol, seeds of MEND_SEEDS, an se, the bursts."
     if verdict is None or not len(verdict):
-        return 'not applied yet'
-    met = verdict.verdict.isin(['narrows the gap', 'closes the gap']).any()
-    widened = (verdict.verdict == 'widens the gap').any()
-    lower = bursts is not None and len(bursts) and bursts.loc['bursts', 'verdict'] == 'mend lower'
-    if not met:
+        return ['the mend has no scored seeds']
+    gaps = []
+    for p in PROTOCOLS:
+        if p not in verdict.index:
+            gaps.append(f'a verdict at {PROTOCOL_NAMES[p]}')
+            continue
+        r = verdict.loc[p]
+        if r['rule seeds missing']:
+            gaps.append(f"{PROTOCOL_NAMES[p]}: seeds {r['rule seeds missing']} of the rule's 0-19")
+        if r['verdict'].startswith('not assessed'):
+            gaps.append(f'a standard error at {PROTOCOL_NAMES[p]}')
+    if bursts is None:
+        gaps.append('the burst check (bursts=None)')
+    elif not len(bursts):
+        gaps.append('the burst records (results/harc_bursts/)')
+    elif bursts.loc['bursts', 'seeds missing']:
+        gaps.append(f"burst check seeds {bursts.loc['bursts', 'seeds missing']}")
+    return gaps
+
+# %% ../nbs/21a_mend.ipynb #1e753766
+def _not_recommended(
+    verdict: pd.DataFrame,  # `mend_verdict`, every seed at hand
+    bursts: pd.DataFrame,  # `burst_verdict`, every seed at hand
+) -> str | None:
+    "Why the stated rule does not recommend the mend, in words; None when it does."
+    if not verdict.verdict.isin(['narrows the gap', 'closes the gap']).any():
         return 'not met'
-    if widened:
+    if (verdict.verdict == 'widens the gap').any():
         return 'met on one severity but widened on the other'
+    lower = bursts.loc['bursts', 'verdict'] == 'mend lower'
     return 'met, but the mend is lower on the bursts' if lower else None
 
-
+# %% ../nbs/21a_mend.ipynb #210f81af
 def mend_recommended(
     verdict: pd.DataFrame,  # `mend_verdict`
     bursts: pd.DataFrame | None = None,  # `burst_verdict`: None or empty while unscored
-) -> bool:
-    "The stated rule met on some protocol, widened on none, and the mend not lower on the bursts."
+) -> bool | NotAssessed:
+    "The rule met on a protocol, widened on none, not lower on the bursts; NotAssessed if short."
+    gaps = _missing(verdict, bursts)
+    if gaps:
+        return NotAssessed(f"not assessed (missing: {'; '.join(gaps)})")
     return _not_recommended(verdict, bursts) is None
 
 # %% ../nbs/21a_mend.ipynb #191969f5
@@ -212,7 +261,40 @@ def _how_to_run(r_b: float) -> str:
     extra = '' if r_b == PRISM_VARIANTS['bunch']['r_b'] else f" -y 'hparams: {{r_b: {r_b:g}}}'"
     return f'`-p method prism -p variant bunch{extra}`'
 
+# %% ../nbs/21a_mend.ipynb #71bb338b
+def _paired(r) -> str:
+    "A paired change and its word: '+4.0 [+1.7, +5.7]: the mend leads (Wilcoxon p = 0.001)'."
+    word = r['paired verdict']
+    return r['paired Δ F/L/M [95%]'] + ('' if word.startswith('not assessed') else f': {word}')
+
 # %% ../nbs/21a_mend.ipynb #af90ac10
+def _tail(
+    verdict: pd.DataFrame,  # `mend_verdict`
+    r_b: float,  # the chosen r_b
+    bursts: pd.DataFrame | None,  # `burst_verdict`
+) -> str:
+    "The burst check's clause (when scored) and the recommendation's, or why there is none."
+    tail, rec = '', mend_recommended(verdict, bursts)
+    if bursts is not None and len(bursts):
+        b = bursts.loc['bursts']
+        tail = (
+            f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
+            f"{b.change} ({b.verdict} by the stated rule), paired "
+            + _paired({'paired Δ F/L/M [95%]': b.paired, 'paired verdict': b['paired verdict']})
+        )
+    if rec is True:
+        return tail + (
+            "; so the mend is PRISM's recommended setting for bunched sampling "
+            f"({_how_to_run(r_b)})"
+        )
+    why = (
+        f'the recommendation is {rec}'
+        if isinstance(rec, NotAssessed)
+        else f'the stated rule is {_not_recommended(verdict, bursts)}'
+    )
+    return tail + f"; {why}, so PRISM's defaults stay the recommendation"
+
+# %% ../nbs/21a_mend.ipynb #b57b486c
 def mend_sentence(
     verdict: pd.DataFrame,  # `mend_verdict`
     r_b: float | None,  # `mend_choice`: None while the choice's runs are missing
@@ -225,42 +307,28 @@ def mend_sentence(
         return what + ') waits on its choice of r_b (`tools/bunching_runs.py`)'
     if verdict is None or not len(verdict):
         return what + f', r_b = {r_b:g} chosen on source validation) has no scored seeds yet'
-    tail = ''
-    if bursts is not None and len(bursts):
-        b = bursts.loc['bursts']
-        tail = (
-            f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
-            f"{b.change} ({b.verdict.removesuffix(' (within 2 se)')}; paired {b.paired})"
-        )
-    if bursts is not None:
-        why = _not_recommended(verdict, bursts)
-        tail += (
-            "; so the mend is PRISM's recommended setting for bunched sampling "
-            f"({_how_to_run(r_b)})"
-            if why is None
-            else f"; the stated rule is {why}, so PRISM's defaults stay the recommendation"
-        )
+    where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
     if brief:
-        where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
         return (
             'a mend for bunched time (PRISM trained on views bunched in time, '
             f"r_b = {r_b:g} chosen on source validation; {int(verdict['seeds: mend'].min())} "
             'seeds) against PRISM on First/Last/Mid: '
             + '; '.join(
                 f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} (elsewhere "
-                f"{r['Δ other shifted']}; {r.verdict.removesuffix(' (within 2 se)')})"
+                f"{r['Δ other shifted']}; {r.verdict}), paired {_paired(r)}"
                 for p, r in verdict.iterrows()
             )
-            + tail
+            + _tail(verdict, r_b, bursts)
         )
     per = [
         f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
         f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
-        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']}; paired by seed "
-        f"{r['paired Δ F/L/M [95%]']}, Wilcoxon p = {r['p (Wilcoxon)']:.3f})"
+        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']}), paired by seed over "
+        f"{r['seeds paired']} seeds {_paired(r)}"
         for p, r in verdict.iterrows()
     ]
-    return what + f', r_b = {r_b:g} chosen on source validation): ' + '; '.join(per) + tail
+    head = what + f', r_b = {r_b:g} chosen on source validation): '
+    return head + '; '.join(per) + _tail(verdict, r_b, bursts)
 
 # %% ../nbs/21a_mend.ipynb #51df2b31
 def burst_condition(
@@ -348,6 +416,7 @@ def burst_frame(
 def burst_verdict(
     frame: pd.DataFrame,  # `burst_frame`
     mend: str = PRISM_VARIANT_NAMES['bunch'],
+    seeds=FRESH_SEEDS,  # the seeds the check is stated over: those either row lacks are listed
 ) -> pd.DataFrame:
     "Per condition and both bursts' mean: mend minus PRISM (mean ± se), 2-se word, paired change."
     rows = {}
@@ -355,20 +424,24 @@ def burst_verdict(
     if not len(f) or mend not in f.index.unique('row') or 'PRISM' not in f.index.unique('row'):
         return pd.DataFrame()
     f['bursts'] = f[list(BURSTS)].mean(axis=1)
+    a, b = f.loc[mend], f.loc['PRISM']
+    both = sorted(set(a.index) & set(b.index))
     for col in ['bursts', *BURSTS, *BUNCHED, 'Random']:
-        m, se = _change(f.loc[mend, col], f.loc['PRISM', col])
+        m, se = _change(a[col], b[col])
         word = (
-            'too few seeds' if min(len(f.loc[mend]), len(f.loc['PRISM'])) < 2  # no se to judge by
+            'not assessed (fewer than 2 seeds: no standard error)' if min(len(a), len(b)) < 2
             else 'mend higher' if m > 2 * se
             else 'mend lower' if m < -2 * se
-            else 'level (within 2 se)'
+            else 'within 2 se'
         )
-        pair = paired_difference(f.loc[mend, col], f.loc['PRISM', col])
-        rows[col] = dict(
-            change=pm(m, se, 1, signed=True),
-            seeds=f"{len(f.loc[mend])}/{len(f.loc['PRISM'])}",
-            verdict=word,
-            paired=lead_text(pair),
-            p_wilcoxon=pair['p'],
-        )
+        pair = paired_difference(a[col], b[col], who='PRISM', ref=mend, seeds=both)
+        rows[col] = {
+            'change': pm(m, se, 1, signed=True),
+            'seeds': f"{len(a)}/{len(b)}",
+            'verdict': word,
+            'paired': lead_text(pair),
+            'p_wilcoxon': pair['p'],
+            'paired verdict': verdict_word(pair, 'the mend'),
+            'seeds missing': _seed_text(set(seeds) - set(both)),
+        }
     return pd.DataFrame(rows).T.rename_axis('condition')
