@@ -10,59 +10,32 @@ from pathlib import Path
 
 import torch
 
-from prism_nb.core import (
-    atomic_write_json,
-    cache_dir,
-    config_id,
-    folder_path,
-    json_ready,
-    load_plugins,
-    loaded_entry_points,
-    PluginError,
-    sha256_file,
-)
+from .core import (
+    atomic_write_json, cache_dir, config_id, folder_path, json_ready, load_plugins,
+    loaded_entry_points, PluginError, sha256_file)
 from .engine import check_device, deterministic_mode, progress_line, _in_kernel
-from prism_nb.config import (
-    check_bool,
-    check_threads,
-    check_writable,
-    checkpoint_path,
-    default_checkpoints_dir,
-    make_config,
-    notebook_request,
-    record_path,
-    task_of,
-)
+from .config import (
+    check_bool, check_threads, check_writable, checkpoint_path, default_checkpoints_dir,
+    make_config, notebook_request, record_path, task_of)
 from .checkpoints import CHECKPOINT_MAX_BYTES, checkpoint_file, save_checkpoint
 from .records import DamagedRecordError, Record, acquire_run_lock, check_record, read_record
-
-# the run's training and what its record says of it (07ca_training), importable from here as before
-from prism_nb.training import (
-    BadTaskData,
-    TaskHookError,
-    build_algorithm,
-    check_task_data,
-    check_windows,
-    collapse_fields,
-    data_keys,
-    pretrain_checkpoint_path,
-    probe_task_hooks,
-    reuse_pretraining,
-    run_fields,
-    save_pretraining,
-    train_algorithm,
-    versions,
-)
-
-_all_ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
-         'save_pretraining', 'train_algorithm', 'BadTaskData', 'check_windows', 'check_task_data',
-         'TaskHookError', 'probe_task_hooks', 'collapse_fields', 'versions', 'run_fields']
 from .paths import writer_root
 
 # %% auto #0
 __all__ = ['run', 'run_from_notebook', 'build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
            'save_pretraining', 'train_algorithm', 'BadTaskData', 'check_windows', 'check_task_data', 'TaskHookError',
            'probe_task_hooks', 'collapse_fields', 'versions', 'run_fields']
+
+# %% ../nbs/07d_experiment.ipynb #7d95244a
+# the run's training and what its record says of it (07ca_training), importable from here as before
+from .training import (
+    BadTaskData, TaskHookError, build_algorithm, check_task_data, check_windows, collapse_fields,
+    data_keys, pretrain_checkpoint_path, probe_task_hooks, reuse_pretraining, run_fields,
+    save_pretraining, train_algorithm, versions)
+
+_all_ = ['build_algorithm', 'data_keys', 'pretrain_checkpoint_path', 'reuse_pretraining',
+         'save_pretraining', 'train_algorithm', 'BadTaskData', 'check_windows', 'check_task_data',
+         'TaskHookError', 'probe_task_hooks', 'collapse_fields', 'versions', 'run_fields']
 
 # %% ../nbs/07d_experiment.ipynb #b06ac28f
 def _checkpoint_dir_field(ck_root: Path, results_dir) -> str | None:
@@ -205,6 +178,25 @@ def _replaced_model(path: Path, checkpoints_dir) -> tuple:
     except (DamagedRecordError, PluginError):
         return None, None
 
+# %% ../nbs/07d_experiment.ipynb #a1e18682
+def _warn_collapsed(path: Path, collapse: dict):
+    "Warn the caller of `run` when `collapse_fields` found the selected model collapsed."
+    if collapse['collapsed']:
+        warnings.warn(
+            f"{path.name}: the selected model predicts class {collapse['collapsed_class']} for "
+            "every source-validation window; its record says collapsed: true",
+            stacklevel=5,  # the caller of `run` (via _train_and_record and _train_replacing)
+        )
+
+# %% ../nbs/07d_experiment.ipynb #ec1c8f38
+def _checkpoint_field(ckpt: Path, digest: str, ck_root: Path, results_dir) -> dict:
+    "A record's `checkpoint`: the folder (or None), the model's path inside it, its sha256."
+    return dict(
+        dir=_checkpoint_dir_field(ck_root, results_dir),
+        path=ckpt.relative_to(ck_root).as_posix(),
+        sha256=digest,
+    )
+
 # %% ../nbs/07d_experiment.ipynb #5b985202
 def _train_and_record(
     cfg: dict,
@@ -226,34 +218,59 @@ def _train_and_record(
         )
         results = task.evaluate(algo, data, cfg)
         collapse = collapse_fields(algo, data.val)
-    if collapse['collapsed']:
-        warnings.warn(
-            f"{path.name}: the selected model predicts class {collapse['collapsed_class']} for "
-            "every source-validation window; its record says collapsed: true",
-            stacklevel=3,  # the caller of `run`
-        )
+    _warn_collapsed(path, collapse)
     ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
     digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
     score_key = 'val_acc' if task.score is None else 'val_score'
     record = dict(
-        id=config_id(cfg),
-        config=cfg,
-        data=data.info,
-        **results,
-        **{score_key: log[score_key]},
+        id=config_id(cfg), config=cfg, data=data.info, **results, **{score_key: log[score_key]},
         **run_fields(log, pre_log, pretrain_seconds, t0, device, deterministic, c0),
-        run_uid=run_uid,
-        plugins=plugins,
+        run_uid=run_uid, plugins=plugins,
         **({'entry_points': eps} if (eps := loaded_entry_points()) else {}),
-        checkpoint=dict(
-            dir=_checkpoint_dir_field(ck_root, results_dir),
-            path=ckpt.relative_to(ck_root).as_posix(),
-            sha256=digest,
-        ),
-        pretrain_reused=reused,
-        **collapse,
+        checkpoint=_checkpoint_field(ckpt, digest, ck_root, results_dir),
+        pretrain_reused=reused, **collapse,
     )
     return record, ckpt
+
+# %% ../nbs/07d_experiment.ipynb #44e91e9a
+def _train_replacing(
+    cfg: dict,
+    path: Path,  # the record's path
+    folders: tuple,  # (results folder, checkpoints folder as given, checkpoints root)
+    device: torch.device,
+    threads: int,
+    progress: bool,
+    deterministic: bool,
+    plugins: list,
+) -> dict:
+    "Train and write the record at `path`, then remove the model of the record it replaces."
+    results_dir, checkpoints_dir, ck_root = folders
+    # the model of the record this run replaces: removed once the new record is written
+    old_ckpt, old_sha = _replaced_model(path, checkpoints_dir)
+    # pinned now: the old model is removed from this folder, whatever its path leads to later
+    root_fd = _open_folder(ck_root) if old_ckpt is not None else None
+    old_threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(threads)
+        record, ckpt = _train_and_record(
+            cfg, path, results_dir, ck_root, device, progress, deterministic, plugins
+        )
+        return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root, root_fd)
+    finally:
+        torch.set_num_threads(old_threads)
+        if root_fd is not None:
+            os.close(root_fd)
+
+# %% ../nbs/07d_experiment.ipynb #c95ce788
+def _run_settings(cfg, device, threads, force, wait, deterministic) -> tuple:
+    "(config, device, threads) as `run` is given them, each checked; a ConfigError otherwise."
+    cfg = make_config(**(cfg or {}))
+    device = check_device(device)
+    threads = check_threads(threads)
+    check_bool('force', force)
+    check_bool('wait', wait)
+    check_bool('deterministic', deterministic)
+    return cfg, device, threads
 
 # %% ../nbs/07d_experiment.ipynb #ab59fb49
 def run(
@@ -271,33 +288,19 @@ def run(
 ) -> dict:
     "Train and evaluate one config (or return its existing record); write and return the record."
     plugins = load_plugins(plugins)
-    cfg = make_config(**(cfg or {}))
-    device = check_device(device)
-    threads = check_threads(threads)
-    check_bool('force', force)
-    check_bool('wait', wait)
-    check_bool('deterministic', deterministic)
+    cfg, device, threads = _run_settings(cfg, device, threads, force, wait, deterministic)
     results_dir, checkpoints_dir, path, ck_root = _run_folders(cfg, results_dir, checkpoints_dir)
     if path.exists() and not force:
         return _existing_record(path, device, progress)
     lock = acquire_run_lock(path, wait)
-    old_threads, root_fd = torch.get_num_threads(), None
     try:
         if path.exists() and not force:
             return read_record(path)  # another run finished it while we waited
-        # the model of the record this run replaces: removed once the new record is written
-        old_ckpt, old_sha = _replaced_model(path, checkpoints_dir)
-        # pinned now: the old model is removed from this folder, whatever its path leads to later
-        root_fd = _open_folder(ck_root) if old_ckpt is not None else None
-        torch.set_num_threads(threads)
-        record, ckpt = _train_and_record(
-            cfg, path, results_dir, ck_root, device, progress, deterministic, plugins
+        folders = results_dir, checkpoints_dir, ck_root
+        return _train_replacing(
+            cfg, path, folders, device, threads, progress, deterministic, plugins
         )
-        return _commit_record(path, record, ckpt, old_ckpt, old_sha, ck_root, root_fd)
     finally:
-        torch.set_num_threads(old_threads)
-        if root_fd is not None:
-            os.close(root_fd)
         lock.release()
 
 # %% ../nbs/07d_experiment.ipynb #20e79a65
@@ -332,7 +335,7 @@ def _terminal_fd() -> int:
     except (OSError, ValueError):
         return 2  # no capture, no copy: the kernel's stderr is the terminal itself
 
-
+# %% ../nbs/07d_experiment.ipynb #52e9c39b
 def _to_terminal(line: str):
     "Write `line` to the terminal that started this Jupyter kernel, past the notebook's capture."
     fd = _terminal_fd()
@@ -348,7 +351,7 @@ def _as_html(line: str) -> dict:
     "A line as a notebook output papermill's `--log-output` does not echo: HTML, no plain text."
     return {'text/html': f'<pre>{html.escape(line, quote=False)}</pre>'}
 
-
+# %% ../nbs/07d_experiment.ipynb #4ada6d68
 def _say(line: str):
     "Show `line` once in the notebook and once in the terminal, with or without `--log-output`."
     if not _in_kernel():
