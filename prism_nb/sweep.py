@@ -40,16 +40,17 @@ def sweep_configs(
 
 # %% ../nbs/08_sweep.ipynb #47f10a87
 def _literal(v) -> str:
+    "`v` as `-p` passes it: JSON for a dict or list, `None`, else `str(v)`."
     return json.dumps(v) if isinstance(v, (dict, list)) else ('None' if v is None else str(v))
 
-
+# %% ../nbs/08_sweep.ipynb #7c0c6a75
 def _typed_apart(v) -> bool:
     "Whether papermill's `-p` would read the string `v` as something else (a number, bool, None)."
     from papermill.cli import _resolve_type
 
     return isinstance(v, str) and _resolve_type(v) != v
 
-
+# %% ../nbs/08_sweep.ipynb #787c5434
 def _yaml_value(v) -> str:
     "`v` as YAML that PyYAML reads back as `v` (JSON, but floats like 1e-05 as YAML 1.1 floats)."
     if isinstance(v, dict):
@@ -63,7 +64,16 @@ def _yaml_value(v) -> str:
         return mantissa + ('' if '.' in mantissa else '.0') + (e + exponent if e else '')
     return json.dumps(v)
 
+# %% ../nbs/08_sweep.ipynb #5bc7c37e
+def _param(k: str, v) -> str:
+    "One config entry as papermill's `-y` (dict, list), `-r` (a string `-p` would retype) or `-p`."
+    if isinstance(v, (dict, list)):
+        return f'-y {shlex.quote(f"{k}: {_yaml_value(v)}")}'
+    if _typed_apart(v):
+        return f'-r {k} {shlex.quote(str(v))}'
+    return f'-p {k} {shlex.quote(_literal(v))}'
 
+# %% ../nbs/08_sweep.ipynb #44c4455d
 def sweep_devices(device, n: int) -> list:
     "Each of `n` runs' device: 'cuda' (None/'auto' on a GPU) round-robin over GPUs; else `device`."
     import torch
@@ -91,14 +101,7 @@ def sweep_commands(
     out_dir = results_dir / 'notebooks' if out_dir is None else folder_path('out_dir', out_dir)
     cmds = []
     for cfg, dev in zip(cfgs, sweep_devices(device, len(cfgs))):
-        params = ' '.join(
-            f'-y {q(f"{k}: {_yaml_value(v)}")}'
-            if isinstance(v, (dict, list))
-            else f'-r {k} {q(v)}'
-            if _typed_apart(v)
-            else f'-p {k} {q(_literal(v))}'
-            for k, v in cfg.items()
-        )
+        params = ' '.join(_param(k, v) for k, v in cfg.items())
         env = f'OMP_NUM_THREADS={threads} ' if threads else ''
         out = Path(out_dir) / f'{record_path(cfg, results_dir).stem}.ipynb'
         cmds.append(
@@ -112,9 +115,6 @@ def sweep_commands(
     return cmds
 
 # %% ../nbs/08_sweep.ipynb #5e3b13c9
-_ASSIGNMENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*=')
-
-
 def _die_with_parent():
     "A `preexec_fn` having Linux kill the child when the thread that started it ends; else None."
     if not sys.platform.startswith('linux'):
@@ -123,13 +123,12 @@ def _die_with_parent():
     prctl = ctypes.CDLL(None).prctl
     return lambda: prctl(ctypes.c_int(1), ctypes.c_ulong(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
 
+# %% ../nbs/08_sweep.ipynb #7390e851
+_ASSIGNMENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*=')
 
-def run_command(
-    cmd: str,  # `NAME=value ... program args`, quoted for a POSIX shell (as `sweep_commands`)
-    cwd: str,  # folder to run it in (the repository root)
-    path_dirs: str = '',  # folders put first on PATH, where the program is looked up
-) -> tuple:
-    "Run one command as a child, killed if this process dies; (exit code, end of its stderr)."
+
+def _split_command(cmd: str, path_dirs: str = '') -> tuple:
+    "(environment, program and arguments) of `NAME=value ... program args`."
     words = shlex.split(cmd)
     n = next((i for i, w in enumerate(words) if not _ASSIGNMENT.match(w)), len(words))
     path = os.environ.get('PATH', '')
@@ -138,10 +137,20 @@ def run_command(
         'PATH': f'{path_dirs}{os.pathsep}{path}' if path_dirs else path,
         **dict(w.split('=', 1) for w in words[:n]),
     }
+    return env, words[n:]
+
+# %% ../nbs/08_sweep.ipynb #fc1b1d1a
+def run_command(
+    cmd: str,  # `NAME=value ... program args`, quoted for a POSIX shell (as `sweep_commands`)
+    cwd: str,  # folder to run it in (the repository root)
+    path_dirs: str = '',  # folders put first on PATH, where the program is looked up
+) -> tuple:
+    "Run one command as a child, killed if this process dies; (exit code, end of its stderr)."
+    env, argv = _split_command(cmd, path_dirs)
     # no shell: the program itself must be the child, as the death signal is not passed on to
     # grandchildren
     res = subprocess.run(
-        words[n:], cwd=cwd, capture_output=True, text=True, env=env, preexec_fn=_die_with_parent()
+        argv, cwd=cwd, capture_output=True, text=True, env=env, preexec_fn=_die_with_parent()
     )
     return res.returncode, (res.stderr or '')[-3000:]
 
@@ -164,6 +173,21 @@ def _sorted_records(
             damaged.append((p.stem, str(e)))  # or needing code
     return skipped, todo, damaged
 
+# %% ../nbs/08_sweep.ipynb #ca9044e6
+def _record_words(path: Path) -> str:
+    "What a finished run's line says of its record at `path`: its Avg. and training time."
+    try:
+        rec = read_record(path)
+    except FileNotFoundError:
+        return f': no record found at {path}'
+    except Exception as e:  # damaged or needing code: said, the sweep goes on
+        return f': its record does not read ({type(e).__name__})'
+    avg = rec.get('avg')
+    score = f'Avg. {avg:.2f}' if isinstance(avg, (int, float)) else 'no Avg. in its record'
+    secs = rec.get('timing', {}).get('total_seconds')
+    trained = f', trained in {secs:.0f} s' if isinstance(secs, (int, float)) else ''
+    return f': {score}{trained}'
+
 # %% ../nbs/08_sweep.ipynb #57025b2f
 def _outcome_line(
     k: int,  # the run's place among the sweep's runs, from 1
@@ -177,19 +201,36 @@ def _outcome_line(
     head, tail = f'sweep [{k}/{total}] {outcome} {name}', f'sweep at {time.monotonic() - t0:.0f} s'
     if outcome != 'done' or path is None:
         return f'{head} ({tail})'
+    return f'{head}{_record_words(path)} ({tail})'
+
+# %% ../nbs/08_sweep.ipynb #d0227794
+def _file_outcome(
+    cfg: dict,  # the run's config, named when it fails
+    name: str,  # its record name
+    fut,  # the future of its `run_command`
+    done: list,  # names of the runs done, in progress, failed (name, error): one is added
+    in_progress: list,
+    failed: list,
+) -> str:
+    "Wait for one run and file its name by its outcome: 'done', 'in progress' or 'FAILED'."
     try:
-        rec = read_record(path)
-    except FileNotFoundError:
-        return f'{head}: no record found at {path} ({tail})'
-    except Exception as e:  # damaged or needing code: said, the sweep goes on
-        return f'{head}: its record does not read ({type(e).__name__}) ({tail})'
-    avg = rec.get('avg')
-    score = f'Avg. {avg:.2f}' if isinstance(avg, (int, float)) else 'no Avg. in its record'
-    secs = rec.get('timing', {}).get('total_seconds')
-    trained = f', trained in {secs:.0f} s' if isinstance(secs, (int, float)) else ''
-    return f'{head}: {score}{trained} ({tail})'
+        code, err = fut.result()
+    # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no
+    # record, so the next sweep reruns it
+    except Exception as e:
+        code, err = -1, f'{type(e).__name__}: {e}'
+    if code == 0:
+        done.append(name)
+        return 'done'
+    if 'RunInProgress' in err:  # another sweep's run holds the lock: it will write the record
+        in_progress.append(name)
+        print(f'skipped {name}: being trained by another worker', file=sys.stderr)
+        return 'in progress'
+    failed.append((name, err))
+    print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
+    return 'FAILED'
 
-
+# %% ../nbs/08_sweep.ipynb #5acac97f
 def _collect(
     futures: list,  # (config, record name, future of `run_command`) in the order submitted
     failed: list,  # (name, error) reported so far (damaged records): the runs that fail are added
@@ -200,23 +241,7 @@ def _collect(
     done, in_progress, t0 = [], [], time.monotonic()
     bar = tqdm(total=len(futures), desc='sweep', disable=not progress, file=sys.stderr)
     for k, (cfg, name, fut) in enumerate(futures, 1):
-        try:
-            code, err = fut.result()
-        # the executor lost the task (Dask's KilledWorker, a killed Slurm job): no
-        # record, so the next sweep reruns it
-        except Exception as e:
-            code, err = -1, f'{type(e).__name__}: {e}'
-        if code == 0:
-            done.append(name)
-            outcome = 'done'
-        elif 'RunInProgress' in err:  # another sweep's run holds the lock: it will write the record
-            in_progress.append(name)
-            outcome = 'in progress'
-            print(f'skipped {name}: being trained by another worker', file=sys.stderr)
-        else:
-            failed.append((name, err))
-            outcome = 'FAILED'
-            print(f'FAILED {name} ({cfg}):\n{err[-1500:]}', file=sys.stderr)
+        outcome = _file_outcome(cfg, name, fut, done, in_progress, failed)
         path = record_path(cfg, results_dir) if results_dir is not None else None
         # above the bar when it is shown, and a line of its own when it is not
         tqdm.write(_outcome_line(k, len(futures), name, outcome, path, t0), file=sys.stderr)
@@ -295,6 +320,12 @@ def _checked_configs(
         out.append(cfg)
     return out
 
+# %% ../nbs/08_sweep.ipynb #5529229c
+def _sweep_sizes(threads, workers, executor) -> tuple:
+    "(threads per run, local workers), checked against the cores of the machines that run them."
+    cores = None if executor is None else MAX_THREADS  # an executor's machines: not this one
+    return check_threads(threads, cores), check_workers(workers, cores)
+
 # %% ../nbs/08_sweep.ipynb #38ad8332
 def run_sweep(
     cfgs,
@@ -311,29 +342,19 @@ def run_sweep(
     "Run configs without a record; dict of lists: done, skipped, in_progress, failed (name, error)."
     root = repo_root()
     results_dir = _results_folder(results_dir, root)
-    cores = None if executor is None else MAX_THREADS  # an executor's machines: not this one
-    threads = check_threads(threads, cores)
-    workers = check_workers(workers, cores)
+    threads, workers = _sweep_sizes(threads, workers, executor)
     load_plugins(plugins)  # a plugin's method, task or condition is checked like the package's
     cfgs = _checked_configs(cfgs)
     skipped, todo, damaged = _sorted_records(cfgs, results_dir)
     out_dir = results_dir / 'notebooks' if out_dir is None else folder_path('out_dir', out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    cmds = sweep_commands(
-        [c for c, _ in todo],
-        results_dir=results_dir,
-        out_dir=out_dir,
-        threads=threads,
-        device=device,
-        deterministic=deterministic,
-        plugins=plugins,
-    )
+    cmds = sweep_commands([c for c, _ in todo], results_dir=results_dir, out_dir=out_dir,
+                          threads=threads, device=device, deterministic=deterministic,
+                          plugins=plugins)
     failed = list(damaged)
     for name, err in damaged:
         print(f'FAILED {name}: {err}', file=sys.stderr)
-    done, in_progress = _run_all(
-        todo, cmds, root, executor, workers, failed, progress, results_dir
-    )
+    done, in_progress = _run_all(todo, cmds, root, executor, workers, failed, progress, results_dir)
     summary = dict(done=done, skipped=skipped, in_progress=in_progress, failed=failed)
     if progress:
         _print_sweep_summary(summary)
