@@ -8,7 +8,8 @@ paper's severity, the two-thread ERM and PRISM, the mend), all trained on Random
 the bunched conditions (`condition_scores`, kept in results/harc_signal/); each PRISM model also at the paper's
 severity with both branches, with E_samp held at its source-validation mean and with E_feat held so
 (`branch_ablation`, kept in results/harc_bunching_probe/) where it has both branches. Inference only: seconds per
-model."""
+model. A model whose checkpoint is damaged is named and skipped, the others are scored, and the script ends listing
+the damaged ones (exit status 1)."""
 import os, sys, time
 from pathlib import Path
 
@@ -32,6 +33,7 @@ if __name__ == '__main__':
     BOTH_BRANCHES = ('full', 'avg', 'no_views', 'no_lfeat', 'no_lsamp', 'span', 'bunch')
     torch.set_num_threads(1)
     done = skipped = 0
+    damaged = {}  # record file -> why its model could not be scored
     for rec in (r for e in EXPERIMENTS if (results / e).is_dir() for r in read_records(results / e)):
         if rec['config']['method'] not in ('erm', 'prism'):
             continue
@@ -40,13 +42,22 @@ if __name__ == '__main__':
             skipped += 1
             continue
         t0 = time.time()
-        signal_record(rec.path)
-        done += 1
-        if rec['config']['method'] != 'prism' or rec['config']['variant'] not in BOTH_BRANCHES:
+        try:
+            signal_record(rec.path)
+            done += 1
+            if rec['config']['method'] != 'prism' or rec['config']['variant'] not in BOTH_BRANCHES:
+                continue
+            out = branch_probe_record(rec.path)
+        except Exception as e:  # noqa: BLE001  (whatever the checkpoint's damage, the other models go on)
+            damaged[rec.path.name] = f'{type(e).__name__}: {e}'
+            print(f'{rec.path.name}: DAMAGED, not scored: {damaged[rec.path.name]}', flush=True)
             continue
-        out = branch_probe_record(rec.path)
         print(f"{rec.path.name}: {time.time() - t0:.1f} s; Mid-P worst class "
               f"{min(out['results']['Mid-P']['scores']['both']['per_class']):.0f}% -> "
               f"{min(out['results']['Mid-P']['scores']['E_samp held']['per_class']):.0f}% with E_samp held",
               flush=True)
     print(f'{done} models evaluated, {skipped} without a checkpoint here', file=sys.stderr)
+    if damaged:
+        sys.exit(f'{len(damaged)} model(s) with a damaged checkpoint, not scored (retrain them, or delete the '
+                 'checkpoint and its record to have them retrained):\n'
+                 + '\n'.join(f'  {n}: {why}' for n, why in damaged.items()))
