@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from fastcore.basics import patch
 
 from typing import NamedTuple
 
@@ -36,51 +37,38 @@ class DataArchive(NamedTuple):
 # %% ../nbs/09_clinical.ipynb #d126a7fa
 # path under data_dir() -> DataArchive; two registrations are one only if sha256 and origin agree
 DATA_ARCHIVES = Registry('data archive', identity=tuple, names=PATH_RULE)
+
+# %% ../nbs/09_clinical.ipynb #de74305d
 for _rel, _sha, _origin in (
-    (
-        'eicu_demo/eicu_demo_2.0.1_tables_partial.zip',
-        '481da94db7a0ac044812cdd673e9fa5d690d6a5d9da1cc60f4461f9ff1b4c140',
-        'eICU-CRD Demo v2.0.1 tables, https://physionet.org/content/eicu-crd-demo/2.0.1/ (zip of '
-        'the csv.gz tables under eicu-crd-demo-2.0.1/)',
-    ),
-    (
-        'eicu_demo/eicu_demo_yaib_mortality24.zip',
-        'c3dc7eb51d1a3b6c1d189a739ee2c77e4d5320981c4356da524789861d7e5d37',
-        'YAIB demo_data/mortality24/eicu_demo, https://github.com/rvandewater/YAIB (commit '
-        '4989502)',
-    ),
-    (
-        'p12/set-a.tar.gz',
-        '316eb385d0a5a5722766566ef34177cc01f4b78d9a62e027e0d89e283ce15e83',
-        'PhysioNet Challenge 2012 set-a + Outcomes-a.txt, '
-        'https://physionet.org/content/challenge-2012/1.0.0/',
-    ),
-    (
-        'p12/set-b.tar.gz',
-        '6ce3b23388461c8b7fac9377f14670db70211b60ad89aa80b86c09be42811d16',
-        'PhysioNet Challenge 2012 set-b + Outcomes-b.txt, '
-        'https://physionet.org/content/challenge-2012/1.0.0/',
-    ),
-    (
-        'p12/set-c.tar.gz',
-        '1d472d3cbda4751665a39b312492b12bf592ff3b9fd0b8e642f735037a088dbe',
-        'PhysioNet Challenge 2012 set-c + Outcomes-c.txt, '
-        'https://physionet.org/content/challenge-2012/1.0.0/',
-    ),
-    (
-        'p19/training_setA.tar.gz',
-        'cb6daed2226eb211717615080b736349583939b7770c2e54bc1dd21872111dbe',
-        'PhysioNet Challenge 2019 training_setA, '
-        'https://physionet.org/content/challenge-2019/1.0.0/',
-    ),
-    (
-        'p19/training_setB.tar.gz',
-        'fbe8d4f38b9f5836330d6404b2cd6eff02a73c30e10ebe4cdf3bec2cfe03efeb',
-        'PhysioNet Challenge 2019 training_setB, '
-        'https://physionet.org/content/challenge-2019/1.0.0/',
-    ),
+    ('eicu_demo/eicu_demo_2.0.1_tables_partial.zip',
+     '481da94db7a0ac044812cdd673e9fa5d690d6a5d9da1cc60f4461f9ff1b4c140',
+     'eICU-CRD Demo v2.0.1 tables, https://physionet.org/content/eicu-crd-demo/2.0.1/ (zip of '
+     'the csv.gz tables under eicu-crd-demo-2.0.1/)'),
+    ('eicu_demo/eicu_demo_yaib_mortality24.zip',
+     'c3dc7eb51d1a3b6c1d189a739ee2c77e4d5320981c4356da524789861d7e5d37',
+     'YAIB demo_data/mortality24/eicu_demo, https://github.com/rvandewater/YAIB (commit '
+     '4989502)'),
 ):
     DATA_ARCHIVES.register(_rel, DataArchive(_sha, _origin))
+
+# %% ../nbs/09_clinical.ipynb #becce728
+for _set, _sha in (
+    ('a', '316eb385d0a5a5722766566ef34177cc01f4b78d9a62e027e0d89e283ce15e83'),
+    ('b', '6ce3b23388461c8b7fac9377f14670db70211b60ad89aa80b86c09be42811d16'),
+    ('c', '1d472d3cbda4751665a39b312492b12bf592ff3b9fd0b8e642f735037a088dbe'),
+):
+    DATA_ARCHIVES.register(f'p12/set-{_set}.tar.gz', DataArchive(
+        _sha, f'PhysioNet Challenge 2012 set-{_set} + Outcomes-{_set}.txt, '
+        'https://physionet.org/content/challenge-2012/1.0.0/'))
+
+# %% ../nbs/09_clinical.ipynb #19c48d5b
+for _set, _sha in (
+    ('A', 'cb6daed2226eb211717615080b736349583939b7770c2e54bc1dd21872111dbe'),
+    ('B', 'fbe8d4f38b9f5836330d6404b2cd6eff02a73c30e10ebe4cdf3bec2cfe03efeb'),
+):
+    DATA_ARCHIVES.register(f'p19/training_set{_set}.tar.gz', DataArchive(
+        _sha, f'PhysioNet Challenge 2019 training_set{_set}, '
+        'https://physionet.org/content/challenge-2019/1.0.0/'))
 DATA_ARCHIVES.freeze()  # the package's own files: no plugin may swap a checksum
 
 # %% ../nbs/09_clinical.ipynb #d8f296ee
@@ -121,33 +109,39 @@ class ClinicalData:
     def __len__(self):
         return len(self.x)
 
-    def counts(self) -> pd.DataFrame:
-        "Cohort counts per domain: stays, positives, prevalence and observed fraction of cells."
-        x, rows = self.x, []
-        valid = x.m.amax(-1)  # [N,L] 1 where the step holds any observation; padding excluded
-        for k, name in enumerate(self.domains):
-            sel = x.d == k
-            n = int(sel.sum())
-            pos = int(x.y[sel].sum())
-            steps = valid[sel].sum().item() * len(self.features)
-            rows.append(
-                dict(
-                    domain=name,
-                    stays=n,
-                    positives=pos,
-                    prevalence=pos / max(n, 1),
-                    observed=x.m[sel].sum().item() / max(steps, 1),
-                )
-            )
-        df = pd.DataFrame(rows)
-        tot = dict(
-            domain='all',
-            stays=len(x),
-            positives=int(x.y.sum()),
-            prevalence=x.y.float().mean().item(),
-            observed=x.m.sum().item() / max(valid.sum().item() * len(self.features), 1),
-        )
-        return pd.concat([df, pd.DataFrame([tot])], ignore_index=True)
+# %% ../nbs/09_clinical.ipynb #cbbb381b
+def _domain_counts(
+    x: ISMTS,  # all stays
+    valid: torch.Tensor,  # [N, L] 1 where a step holds any observation
+    k: int,  # the domain's index
+    name: str,  # and its name
+    n_features: int,
+) -> dict:
+    "One row of `ClinicalData.counts`: domain `k`'s stays, positives, prevalence, observed cells."
+    sel = x.d == k
+    n = int(sel.sum())
+    pos = int(x.y[sel].sum())
+    steps = valid[sel].sum().item() * n_features
+    return dict(domain=name, stays=n, positives=pos, prevalence=pos / max(n, 1),
+                observed=x.m[sel].sum().item() / max(steps, 1))
+
+# %% ../nbs/09_clinical.ipynb #5a6561cb
+@patch
+def counts(self: ClinicalData) -> pd.DataFrame:
+    "Cohort counts per domain: stays, positives, prevalence and observed fraction of cells."
+    x = self.x
+    valid = x.m.amax(-1)  # [N,L] 1 where the step holds any observation; padding excluded
+    rows = [_domain_counts(x, valid, k, name, len(self.features))
+            for k, name in enumerate(self.domains)]
+    df = pd.DataFrame(rows)
+    tot = dict(
+        domain='all',
+        stays=len(x),
+        positives=int(x.y.sum()),
+        prevalence=x.y.float().mean().item(),
+        observed=x.m.sum().item() / max(valid.sum().item() * len(self.features), 1),
+    )
+    return pd.concat([df, pd.DataFrame([tot])], ignore_index=True)
 
 # %% ../nbs/09_clinical.ipynb #b63bd1be
 _CACHE_VERSION = 3  # bump when a builder changes what it produces (3: info['dropped'], digests)
@@ -189,13 +183,8 @@ def _densify(obs, t, y, d, n_features) -> ISMTS:
     )
     v[idx] = torch.from_numpy(obs['value'].astype(np.float32))
     m[idx] = 1.0
-    return ISMTS(
-        v,
-        m,
-        torch.from_numpy(t.astype(np.float32)),
-        torch.from_numpy(y.astype(np.int64)),
-        torch.from_numpy(d.astype(np.int64)),
-    )
+    t, y, d = t.astype(np.float32), y.astype(np.int64), d.astype(np.int64)
+    return ISMTS(v, m, torch.from_numpy(t), torch.from_numpy(y), torch.from_numpy(d))
 
 # %% ../nbs/09_clinical.ipynb #df31fd9a
 def _sparse(
@@ -215,15 +204,8 @@ def _cached(name, cfg, build, features, domains, source, fingerprint):
     "`name` from its cache, digest-checked; built when absent, rebuilt with a warning when damaged."
     path, key = _cache_path(name, cfg)
     obs, t, y, d, meta, info = _unpack(cached_arrays(path, lambda: _pack(*build())))
-    return ClinicalData(
-        _densify(obs, t, y, d, len(features)),
-        list(domains),
-        list(features),
-        source,
-        fingerprint,
-        meta,
-        info,
-    )
+    x = _densify(obs, t, y, d, len(features))
+    return ClinicalData(x, list(domains), list(features), source, fingerprint, meta, info)
 
 # %% ../nbs/09_clinical.ipynb #142ff663
 def observed_stats(
@@ -260,6 +242,7 @@ def _stratified_val(
 
 # %% ../nbs/09_clinical.ipynb #d0ac392c
 def _check_positives(x: ISMTS, domains, split):
+    "ValueError naming the domain of `x` that has no positive stay, or `split` when it is empty."
     for k in torch.unique(x.d).tolist():
         if x.y[x.d == k].sum() == 0:
             raise ValueError(
@@ -269,6 +252,31 @@ def _check_positives(x: ISMTS, domains, split):
             )
     if len(x) == 0:
         raise ValueError(f"the {split} split is empty")
+
+# %% ../nbs/09_clinical.ipynb #3617c723
+def _source_domains(
+    data: ClinicalData,
+    target: str,  # the held-out domain
+    sources: list | None,  # as given to `domain_split`; None: every domain except `target`
+) -> list:
+    "The source domains' names, checked; ValueError naming the domains otherwise."
+    if target not in data.domains:
+        raise ValueError(f"unknown target domain {target!r}; domains are {data.domains}")
+    sources = [s for s in data.domains if s != target] if sources is None else list(sources)
+    bad = [s for s in sources if s not in data.domains or s == target]
+    if bad:
+        raise ValueError(f"bad source domains {bad}; domains are {data.domains}, target {target!r}")
+    return sources
+
+# %% ../nbs/09_clinical.ipynb #714de609
+def _without_unsupported(train: ISMTS, val: ISMTS, test: ISMTS) -> tuple:
+    "The three splits with the features that no training stay observes masked out."
+    support = (train.m.sum((0, 1)) > 0).to(
+        train.m.dtype
+    )  # [D] 1 where training observes the feature
+    if bool(support.all()):
+        return train, val, test
+    return tuple(ISMTS(p.v * support, p.m * support, p.t, p.y, p.d) for p in (train, val, test))
 
 # %% ../nbs/09_clinical.ipynb #6f9732a2
 def domain_split(
@@ -280,12 +288,7 @@ def domain_split(
     scale: bool = True,  # standardize all three with training statistics on observed cells
 ) -> tuple:
     "(train, val, test) `ISMTS`: source domains split by stay (stratified), target domain as test."
-    if target not in data.domains:
-        raise ValueError(f"unknown target domain {target!r}; domains are {data.domains}")
-    sources = [s for s in data.domains if s != target] if sources is None else list(sources)
-    bad = [s for s in sources if s not in data.domains or s == target]
-    if bad:
-        raise ValueError(f"bad source domains {bad}; domains are {data.domains}, target {target!r}")
+    sources = _source_domains(data, target, sources)
     d = data.x.d.numpy()
     y = data.x.y.numpy()
     src = np.flatnonzero(np.isin(d, [data.domains.index(s) for s in sources]))
@@ -294,13 +297,7 @@ def domain_split(
     test = data.x[torch.from_numpy(np.flatnonzero(d == data.domains.index(target)))]
     for part, name in [(train, 'train'), (val, 'validation'), (test, 'test')]:
         _check_positives(part, data.domains, name)
-    support = (train.m.sum((0, 1)) > 0).to(
-        train.m.dtype
-    )  # [D] 1 where training observes the feature
-    if not bool(support.all()):
-        train, val, test = (
-            ISMTS(p.v * support, p.m * support, p.t, p.y, p.d) for p in (train, val, test)
-        )
+    train, val, test = _without_unsupported(train, val, test)
     if scale:
         mean, std = observed_stats(train)
         train, val, test = (standardize(p, mean, std) for p in (train, val, test))
@@ -360,9 +357,9 @@ def _eicu_demo_meta(
     meta['hospitaldischargestatus'] = p.hospitaldischargestatus.fillna('').to_numpy().astype(str)
     return meta
 
-# %% ../nbs/09_clinical.ipynb #652e51fe
-def _build_eicu_demo(root, label, unknown_region):
-    "The eICU demo cohort: (sparse cells, times, labels, domains, meta, info)."
+# %% ../nbs/09_clinical.ipynb #63eded36
+def _yaib_hourly(root) -> tuple:
+    "(values [stays, 24, features], stay ids, outcomes) of YAIB's eICU demo cohort, grid checked."
     with zipfile.ZipFile(clinical_archive(_YAIB, root, verify=False)) as z:
         rd = lambda n: pd.read_parquet(
             io.BytesIO(z.read(f'yaib_mortality24_eicu_demo/{n}.parquet'))
@@ -377,12 +374,12 @@ def _build_eicu_demo(root, label, unknown_region):
     dyn = dyn.sort_values(['stay_id', 'time'])
     # drop hour 24: it lies after the window
     v = dyn[EICU_DEMO_FEATURES].to_numpy(np.float32).reshape(len(stays), 25, -1)[:, :24]
-    meta = _eicu_demo_meta(stays, outc, root)
-    if label == 'icu':
-        y = meta.icu_death.to_numpy()
-    else:
-        y = (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
-    keep, dropped = np.ones(len(stays), bool), {}
+    return v, stays, outc
+
+# %% ../nbs/09_clinical.ipynb #ad360890
+def _eicu_demo_kept(meta: pd.DataFrame, label: str, unknown_region: str) -> tuple:
+    "(mask of the stays kept, {reason: stays left out}) under the loader's settings."
+    keep, dropped = np.ones(len(meta), bool), {}
     for reason, applies, ok in [
         (
             'no_discharge_status',
@@ -395,6 +392,18 @@ def _build_eicu_demo(root, label, unknown_region):
             ok = ok.to_numpy()
             dropped[reason] = int((keep & ~ok).sum())
             keep &= ok
+    return keep, dropped
+
+# %% ../nbs/09_clinical.ipynb #652e51fe
+def _build_eicu_demo(root, label, unknown_region):
+    "The eICU demo cohort: (sparse cells, times, labels, domains, meta, info)."
+    v, stays, outc = _yaib_hourly(root)
+    meta = _eicu_demo_meta(stays, outc, root)
+    if label == 'icu':
+        y = meta.icu_death.to_numpy()
+    else:
+        y = (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
+    keep, dropped = _eicu_demo_kept(meta, label, unknown_region)
     domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
     meta = meta[keep].reset_index(drop=True)
     d = np.array([domains.index(r) for r in meta.region])
@@ -488,35 +497,18 @@ def _mark_regions(ax, region: pd.Series, x: float):
             transform=ax.transData,
         )
 
-# %% ../nbs/09_clinical.ipynb #5d6dda0a
-def plot_feature_observation_rates(
-    data: ClinicalData,  # a dataset with 'hospitalid'/'region' in `meta`
-    by: str = 'hospital',  # 'hospital', 'region' or 'domain'
-    min_stays: int = 10,  # hospitals with fewer stays are left out
-    n_features: int = 20,  # show the most observed features
-    ax=None,
+# %% ../nbs/09_clinical.ipynb #6c4a1164
+def _draw_rates(
+    ax,
+    rates: pd.DataFrame,  # groups (rows) x features (columns), in [0, 1]
+    by: str,  # what a row is, for the label
+    region: pd.Series | None,  # each row's region, when the rows are hospitals sorted by region
 ):
-    "Heat map of per-group feature observation rates, hospitals by region (eicu_hospital_masks)."
-    import matplotlib.pyplot as plt  # only plotting needs matplotlib
+    "The heat map of `rates` on `ax`, the regions marked when given, with its colour bar."
     from matplotlib.colors import PowerNorm
 
-    rates = feature_observation_rates(data, by, min_stays)
-    rates = rates[rates.mean().sort_values(ascending=False).index[:n_features]]
-    region = None
-    # the domains are regions: the hospitals are sorted into them
-    if by == 'hospital' and 'region' in data.meta:
-        rates, region = _hospitals_by_region(data, rates)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(0.25 * rates.shape[1] + 2.6, 0.22 * len(rates) + 1.5))
-    # a power scale: vitals are measured almost every hour, labs a few times a day; on a
-    # linear scale the labs all look alike
-    im = ax.imshow(
-        rates.to_numpy(),
-        aspect='auto',
-        norm=PowerNorm(0.4, vmin=0, vmax=1),
-        cmap='viridis',
-        interpolation='nearest',
-    )
+    im = ax.imshow(rates.to_numpy(), aspect='auto', norm=PowerNorm(0.4, vmin=0, vmax=1),
+                   cmap='viridis', interpolation='nearest')
     ax.set_xticks(range(rates.shape[1]), rates.columns, rotation=90)
     ax.set_yticks(range(len(rates)), [str(i) for i in rates.index], fontsize=8)
     ax.set_xlabel('feature')
@@ -527,6 +519,27 @@ def plot_feature_observation_rates(
         im, ax=ax, pad=0.2 if region is not None else 0.05, ticks=[0, 0.02, 0.1, 0.25, 0.5, 1]
     )
     bar.set_label('share of recorded hours with the feature measured')
+
+# %% ../nbs/09_clinical.ipynb #5d6dda0a
+def plot_feature_observation_rates(
+    data: ClinicalData,  # a dataset with 'hospitalid'/'region' in `meta`
+    by: str = 'hospital',  # 'hospital', 'region' or 'domain'
+    min_stays: int = 10,  # hospitals with fewer stays are left out
+    n_features: int = 20,  # show the most observed features
+    ax=None,
+):
+    "Heat map of per-group feature observation rates, hospitals by region (eicu_hospital_masks)."
+    import matplotlib.pyplot as plt  # only plotting needs matplotlib
+
+    rates = feature_observation_rates(data, by, min_stays)
+    rates = rates[rates.mean().sort_values(ascending=False).index[:n_features]]
+    region = None
+    # the domains are regions: the hospitals are sorted into them
+    if by == 'hospital' and 'region' in data.meta:
+        rates, region = _hospitals_by_region(data, rates)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.25 * rates.shape[1] + 2.6, 0.22 * len(rates) + 1.5))
+    _draw_rates(ax, rates, by, region)
     return ax
 
 # %% ../nbs/09_clinical.ipynb #325c043e
@@ -759,6 +772,21 @@ def _p12_lines(
     df['line'] = (np.arange(len(df)) - np.repeat(first, nlines) + 2).astype(np.int32)
     return df
 
+# %% ../nbs/09_clinical.ipynb #717e5ae3
+def _p12_every_outcome(
+    path,  # the set's archive
+    members: dict,  # RecordID -> its file in the archive
+    out_name: str,  # the outcomes file's name
+    out: pd.DataFrame,  # and its table
+) -> None:
+    "ValueError naming the file of the first record without an outcome row, if there is one."
+    missing = sorted(set(members) - set(out.RecordID.tolist()))
+    if missing:
+        raise ValueError(
+            f"{path}:{members[missing[0]]}: record {missing[0]} has no row in {out_name}"
+            + (f" (nor do {len(missing) - 1} other records)" if len(missing) > 1 else '')
+        )
+
 # %% ../nbs/09_clinical.ipynb #cc815041
 def _read_p12_set(
     path,  # a set-x.tar.gz holding <set>/<RecordID>.txt files and Outcomes-x.txt
@@ -784,13 +812,26 @@ def _read_p12_set(
     if outcomes is None:
         raise ValueError(f"{path}: no Outcomes-*.txt inside")
     out_name, out = outcomes
-    missing = sorted(set(ids) - set(out.RecordID.tolist()))
-    if missing:
-        raise ValueError(
-            f"{path}:{members[missing[0]]}: record {missing[0]} has no row in {out_name}"
-            + (f" (nor do {len(missing) - 1} other records)" if len(missing) > 1 else '')
-        )
+    _p12_every_outcome(path, members, out_name, out)
     return _p12_lines(path, bodies, ids, nlines), out[out.RecordID.isin(members)], members
+
+# %% ../nbs/09_clinical.ipynb #d9ebd376
+def _p12_once_each(
+    first: pd.DataFrame,  # the descriptor lines
+    where: dict,  # RecordID -> 'archive:file'
+) -> None:
+    "ValueError naming the file unless every record has each descriptor exactly once at 00:00."
+    counts = pd.crosstab(first.rec, first.param.astype(str)).reindex(
+        index=sorted(where), columns=_P12_DESCRIPTORS, fill_value=0
+    )
+    if (counts.to_numpy() != 1).any():
+        k, j = np.argwhere(counts.to_numpy() != 1)[0]
+        n = int(counts.iat[k, j])
+        raise ValueError(
+            f"{where[counts.index[k]]}: {n or 'no'} {_P12_DESCRIPTORS[j]} "
+            f"line{'' if n == 1 else 's'} at 00:00; "
+            f"every record has each of {', '.join(_P12_DESCRIPTORS)} exactly once there"
+        )
 
 # %% ../nbs/09_clinical.ipynb #0c1ff04d
 def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
@@ -807,17 +848,7 @@ def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
             f"{where[r.rec]}: line {r.line}: the descriptor {r.param} at {r.hh:02d}:{r.mm:02d}; "
             "descriptors belong at 00:00"
         )
-    counts = pd.crosstab(first.rec, first.param.astype(str)).reindex(
-        index=sorted(where), columns=_P12_DESCRIPTORS, fill_value=0
-    )
-    if (counts.to_numpy() != 1).any():
-        k, j = np.argwhere(counts.to_numpy() != 1)[0]
-        n = int(counts.iat[k, j])
-        raise ValueError(
-            f"{where[counts.index[k]]}: {n or 'no'} {_P12_DESCRIPTORS[j]} "
-            f"line{'' if n == 1 else 's'} at 00:00; "
-            f"every record has each of {', '.join(_P12_DESCRIPTORS)} exactly once there"
-        )
+    _p12_once_each(first, where)
     icu = first[first.param == 'ICUType']
     if not icu.value.isin([1, 2, 3, 4]).all():
         r = icu[~icu.value.isin([1, 2, 3, 4])].iloc[0]
@@ -913,6 +944,27 @@ def _p12_info(
         },
     )
 
+# %% ../nbs/09_clinical.ipynb #1ee11d12
+def _p12_meta(
+    recs: np.ndarray,  # the records kept
+    length: np.ndarray,  # their steps
+    o: pd.DataFrame,  # their outcome rows
+    desc: pd.DataFrame,  # every record's descriptors
+) -> pd.DataFrame:
+    "`meta` of the P12 stays: record_id, set, length, icu_type, age, los_days, sofa, saps1."
+    return pd.DataFrame(
+        {
+            'record_id': recs,
+            'set': o.set.to_numpy().astype(str),
+            'length': length,
+            'icu_type': desc.ICUType.reindex(recs).to_numpy().astype(int),
+            'age': desc.Age.reindex(recs).to_numpy(),
+            'los_days': o['Length_of_stay'].to_numpy(),
+            'sofa': o.SOFA.to_numpy(),
+            'saps1': o['SAPS-I'].to_numpy(),
+        }
+    )
+
 # %% ../nbs/09_clinical.ipynb #04ea38ce
 def _build_p12(root):
     "The P12 cohort from the three sets: (sparse cells, times, labels, domains, meta, info)."
@@ -927,18 +979,7 @@ def _build_p12(root):
     series, lines_dropped = _p12_series(df[~is_desc])
     recs, stay, step, length, t = _p12_steps(series)
     o = out.reindex(recs)
-    meta = pd.DataFrame(
-        {
-            'record_id': recs,
-            'set': o.set.to_numpy().astype(str),
-            'length': length,
-            'icu_type': desc.ICUType.reindex(recs).to_numpy().astype(int),
-            'age': desc.Age.reindex(recs).to_numpy(),
-            'los_days': o['Length_of_stay'].to_numpy(),
-            'sofa': o.SOFA.to_numpy(),
-            'saps1': o['SAPS-I'].to_numpy(),
-        }
-    )
+    meta = _p12_meta(recs, length, o, desc)
     y = o['In-hospital_death'].to_numpy().astype(np.int64)
     obs = dict(
         stay=stay.astype(np.int32),
@@ -1011,6 +1052,18 @@ def _read_p19_set(path):
     ).to_numpy()
     return arr, np.array(ids), np.array(nlines)
 
+# %% ../nbs/09_clinical.ipynb #e3e39ff4
+def _p19_meta(
+    arr: np.ndarray,  # one system's rows [rows, 41]
+    ids: np.ndarray,  # the kept stays' patient ids
+    n: np.ndarray,  # and their rows
+    first: np.ndarray,  # the index of each kept stay's first row in `arr`
+    system: str,
+) -> pd.DataFrame:
+    "`meta` of a P19 system's kept stays: patient, system, length, age, gender, first ICULOS."
+    return pd.DataFrame({'patient': ids, 'system': system, 'length': n, 'age': arr[first, 34],
+                         'gender': arr[first, 35], 'first_iculos': arr[first, 39]})
+
 # %% ../nbs/09_clinical.ipynb #469bf302
 def _p19_system(
     arr: np.ndarray,  # one system's rows [rows, 41], from `_read_p19_set`
@@ -1041,16 +1094,7 @@ def _p19_system(
         iculos_consecutive=bool((offset_h == offset_h[start][pat]).all()),
     )
     rows, N, first = keep[pat] & (hour < W), int(keep.sum()), start[keep]
-    meta = pd.DataFrame(
-        {
-            'patient': ids[keep],
-            'system': system,
-            'length': n[keep],
-            'age': arr[first, 34],
-            'gender': arr[first, 35],
-            'first_iculos': arr[first, 39],
-        }
-    )
+    meta = _p19_meta(arr, ids[keep], n[keep], first, system)
     v = arr[rows, :34].reshape(N, W, 34)  # every kept stay has all W rows
     return v, arr[rows, 39].reshape(N, W) - 1, sep_after[keep].astype(np.int64), meta, stats
 
@@ -1078,14 +1122,9 @@ def _build_p19(root, W):
         not_longer_than_window=sum(s['patients'] - s['longer_than_window'] for s in stats.values()),
         septic_in_window=sum(s['septic_in_window'] for s in stats.values()),
     )
-    return (
-        obs,
-        t,
-        np.concatenate(ys),
-        np.concatenate(ds),
-        pd.concat(metas, ignore_index=True),
-        dict(sets=stats, window_hours=W, dropped=dropped),
-    )
+    meta = pd.concat(metas, ignore_index=True)
+    info = dict(sets=stats, window_hours=W, dropped=dropped)
+    return obs, t, np.concatenate(ys), np.concatenate(ds), meta, info
 
 # %% ../nbs/09_clinical.ipynb #65465758
 def load_p19(
