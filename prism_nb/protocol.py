@@ -24,11 +24,11 @@ from .tuning import PROTOCOLS, check_common, tuned_frame
 from .verdict import recipe_choice, recipe_configs, recipe_runs, verdict, comparison_table
 
 # %% auto #0
-__all__ = ['QUICK', 'PROTOCOL_DRAWS', 'PROTOCOL_SIZES', 'MIN_PAIRED_SEEDS', 'ProtocolSize', 'protocol_size', 'protocol_configs',
-           'search_frame', 'protocol_folder', 'ProtocolBusy', 'protocol_lock', 'ProtocolError', 'check_stage',
-           'typical_epochs', 'probe_cost', 'run_seconds', 'measured_seconds', 'ProtocolPlan', 'protocol_plan',
-           'heartbeat', 'placed_runs', 'placement_provenance', 'leaderboard', 'run_protocol', 'executor_from',
-           'prism_protocol', 'prism_leaderboard']
+__all__ = ['QUICK', 'PROTOCOL_DRAWS', 'PROTOCOL_SIZES', 'ProtocolSize', 'protocol_size', 'protocol_configs', 'search_frame',
+           'protocol_folder', 'ProtocolBusy', 'protocol_lock', 'ProtocolError', 'check_stage', 'typical_epochs',
+           'probe_cost', 'run_seconds', 'measured_seconds', 'ProtocolPlan', 'protocol_plan', 'heartbeat', 'placed_runs',
+           'placement_provenance', 'leaderboard', 'run_protocol', 'executor_from', 'prism_protocol',
+           'prism_leaderboard']
 
 # %% ../nbs/23_protocol.ipynb #e86df4db
 QUICK = dict(max_windows=128, epochs=1, patience=1)  # a smoke run's settings: minutes, not hours
@@ -413,22 +413,17 @@ def placement_provenance(
     return pd.DataFrame(rows, columns=['row', 'plugins', 'packages', 'search', 'fresh_seeds'])
 
 # %% ../nbs/23_protocol.ipynb #05d35d88
-MIN_PAIRED_SEEDS = 3  # fewer pairs give no interval worth stating
-
-
 def _against(per_seed: pd.DataFrame, ref: str, row: str) -> dict:
-    "`ref` minus `row` on Avg., paired by seed; interval and test from MIN_PAIRED_SEEDS on."
-    from prism_nb.verdict import paired_difference
+    "`ref` minus `row` on Avg., paired on their common seeds; the interval and test where assessed."
+    from prism_nb.verdict import paired_rows
 
-    score = lambda r: per_seed[per_seed.row == r].set_index('seed')['Avg.']
-    d = paired_difference(score(ref), score(row))
-    enough = d['n'] >= MIN_PAIRED_SEEDS
+    d = paired_rows(per_seed, ref, row)
     return {
         'difference': f"{d['mean']:+.1f}" if d['n'] else 'no common seed',
         '95% interval': f"[{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
-        if enough
-        else f"not assessed ({d['n']} seed{'s' * (d['n'] != 1)})",
-        'Wilcoxon p': f"{d['p']:.3f}" if enough else '',
+        if d['assessed']
+        else f"not assessed ({d['why']})",
+        'Wilcoxon p': f"{d['p']:.3f}" if d['assessed'] else '',
         'paired seeds': d['n'],
     }
 

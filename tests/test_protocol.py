@@ -60,7 +60,7 @@ def test_both_methods_are_placed_and_listed_beside_the_committed_recipes(placed)
         assert row in table, row
     for name in ('SpecDecoup', 'LabelSmooth'):  # each against PRISM and the best committed baseline
         assert paired.count(f'| {name} (draw') == 2, paired
-    assert 'not assessed (1 seed)' in paired  # one fresh seed at the smoke size: no interval
+    assert 'not assessed (1 paired seed' in paired  # one fresh seed at the smoke size: no interval
     assert 'quick size: a smoke run' in outs['labelsmooth']
     provenance = (folder / 'protocol' / 'provenance.md').read_text()
     assert 'label_smooth.py' in provenance and '2 draws x 1 trial seeds' in provenance
