@@ -36,13 +36,9 @@ __all__ = ['BUNCHED', 'WALKING_CLASSES', 'STATIC_CLASSES', 'PART_VARIANTS', 'BRA
            'plot_feature_shift', 'condition_scores', 'signal_record', 'signal_summary', 'signal_table']
 
 # %% ../nbs/21_bunching.ipynb #5ba603c4
-BUNCHED = (
-    'First-P',
-    'Last-P',
-    'Mid-P',
-)  # the paper-severity conditions that crowd the steps in time
+BUNCHED = ('First-P', 'Last-P', 'Mid-P')  # the paper-severity conditions crowding the steps in time
 
-
+# %% ../nbs/21_bunching.ipynb #c3897cb9
 def _condition_rows(
     rec: dict,  # a run's record
     conditions,  # record metric names
@@ -54,12 +50,12 @@ def _condition_rows(
         for c in conditions
     ]
 
-
+# %% ../nbs/21_bunching.ipynb #c7a8e002
 def _records(cfgs: dict, root) -> dict:
     "{key: record} of the configs {key: cfg} (keyed by seed, say) whose records exist."
     return {s: read_record(p) for s, c in cfgs.items() if (p := record_path(c, root)).exists()}
 
-
+# %% ../nbs/21_bunching.ipynb #4d6fa0b2
 def class_frame(
     rows: dict,  # row name -> config overrides of `harc_ps` runs, e.g. {'ERM': {'method': 'erm'}}
     seeds=range(10),
@@ -81,13 +77,13 @@ def class_frame(
             ]
     return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'cls', 'acc'])
 
-# %% ../nbs/21_bunching.ipynb #01d361c6
+# %% ../nbs/21_bunching.ipynb #5aeb7a5d
 def _mean_se(v) -> tuple:
     "(mean, standard error) of the values `v` (se None for fewer than two)."
     v = np.asarray(v, float)
     return float(v.mean()), (float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else None)
 
-
+# %% ../nbs/21_bunching.ipynb #01d361c6
 def collapse_table(
     frame: pd.DataFrame,  # `class_frame`
     threshold: float = 50.0,  # a class below this accuracy (%) is collapsed
@@ -103,7 +99,7 @@ def collapse_table(
         )
     return pd.DataFrame(cells).T.rename_axis('row')
 
-# %% ../nbs/21_bunching.ipynb #0f4274b4
+# %% ../nbs/21_bunching.ipynb #550779cd
 def _heat_panel(
     ax,
     g: pd.DataFrame,
@@ -119,22 +115,15 @@ def _heat_panel(
     im = ax.imshow(a, norm=norm or Normalize(0, 100), cmap='viridis', aspect='auto')
     for (i, j), v in np.ndenumerate(a):
         if np.isfinite(v):
-            ax.text(
-                j,
-                i,
-                f'{v:{fmt}}',
-                ha='center',
-                va='center',
-                fontsize=8,
-                color='w' if v < dark_below else 'k',
-            )
+            ax.text(j, i, f'{v:{fmt}}', ha='center', va='center', fontsize=8,
+                    color='w' if v < dark_below else 'k')
     short = [c.replace('WALKING_', 'W_')[:9] for c in g.columns]
     ax.set_xticks(range(len(short)), short, rotation=45, ha='right', fontsize=8)
     ax.set_yticks(range(len(g)), list(g.index))
     ax.set_title(title)
     return im
 
-
+# %% ../nbs/21_bunching.ipynb #0f4274b4
 def plot_class_accuracy(
     frame: pd.DataFrame,  # `class_frame`
     conditions=('Random',) + BUNCHED,
@@ -145,15 +134,9 @@ def plot_class_accuracy(
     rows = list(dict.fromkeys(frame.row))
     ncols = min(2, len(conditions))  # rows of two panels: legible at a page's width
     nrows = -(-len(conditions) // ncols)
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        sharex=True,
-        sharey=True,
-        squeeze=False,
-        figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
-        layout='constrained',
-    )
+    fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
+                             figsize=(2.9 * ncols + 2.2, (0.4 * len(rows) + 0.7) * nrows + 1.1),
+                             layout='constrained')
     for ax in axes.flat[len(conditions) :]:
         ax.set_visible(False)
     for ax, cond in zip(axes.flat, conditions):
@@ -164,7 +147,6 @@ def plot_class_accuracy(
 
 # %% ../nbs/21_bunching.ipynb #6f56ef64
 WALKING_CLASSES = ('WALKING', 'WALKING_UPSTAIRS', 'WALKING_DOWNSTAIRS')  # told apart by the gait
-STATIC_CLASSES = ('SITTING', 'STANDING', 'LAYING')  # told apart by the posture
 
 
 def _walking_change(frame: pd.DataFrame, cond: str) -> pd.DataFrame:
@@ -174,6 +156,9 @@ def _walking_change(frame: pd.DataFrame, cond: str) -> pd.DataFrame:
     return pd.DataFrame(
         {r: _mean_se(g) for r, g in d.groupby('row', sort=False)}, index=['m', 'se']
     ).T
+
+# %% ../nbs/21_bunching.ipynb #f9ba4195
+STATIC_CLASSES = ('SITTING', 'STANDING', 'LAYING')  # told apart by the posture
 
 
 def _static_collapses(frame: pd.DataFrame, cond: str, row: str) -> tuple:
@@ -194,28 +179,32 @@ def _h2_retrained(no_esamp: tuple, prism: tuple) -> str:
     se = np.hypot(no_esamp[3] or 0.0, prism[3] or 0.0)
     return 'supported' if no_esamp[2] - prism[2] > 2 * se > 0 else 'undecided'
 
+# %% ../nbs/21_bunching.ipynb #aee283f5
+def _condition_verdicts(frame: pd.DataFrame, cond: str, prism: str, no_esamp: str) -> dict:
+    "One row of `hypothesis_verdicts`: on `cond`, the rows keeping the walking classes; H1; H2."
+    walk = _walking_change(frame, cond)
+    kept = [r for r, w in walk.iterrows() if w.se is not None and w.m >= -2 * w.se]
+    es, pr = (_static_collapses(frame, cond, r) for r in (no_esamp, prism))
+    return {
+        'walking classes kept by': ', '.join(kept) or 'none',
+        'H1': ('refuted' if kept else 'supported') if len(walk) else 'no records',
+        'static collapses: w/o E_samp': f'{es[0]}/{es[1]}',
+        'static collapses: PRISM': f'{pr[0]}/{pr[1]}',
+        'Δ worst class': pm(es[2] - pr[2], np.hypot(es[3] or 0, pr[3] or 0), 1)
+        if es[1] and pr[1]
+        else '—',
+        'H2 (retrained)': _h2_retrained(es, pr),
+    }
 
+# %% ../nbs/21_bunching.ipynb #1f013ca7
 def hypothesis_verdicts(
     frame: pd.DataFrame,  # `class_frame` with Random and the bunched conditions
     prism: str = 'PRISM',  # PRISM's row
     no_esamp: str = 'w/o E_samp',  # the row of PRISM without E_samp
 ) -> pd.DataFrame:
     "Per bunched condition: the rows keeping the walking classes (H1), static collapses (H2)."
-    out = {}
-    for cond in [c for c in BUNCHED if c in set(frame.condition)]:
-        walk = _walking_change(frame, cond)
-        kept = [r for r, w in walk.iterrows() if w.se is not None and w.m >= -2 * w.se]
-        es, pr = (_static_collapses(frame, cond, r) for r in (no_esamp, prism))
-        out[cond] = {
-            'walking classes kept by': ', '.join(kept) or 'none',
-            'H1': ('refuted' if kept else 'supported') if len(walk) else 'no records',
-            'static collapses: w/o E_samp': f'{es[0]}/{es[1]}',
-            'static collapses: PRISM': f'{pr[0]}/{pr[1]}',
-            'Δ worst class': pm(es[2] - pr[2], np.hypot(es[3] or 0, pr[3] or 0), 1)
-            if es[1] and pr[1]
-            else '—',
-            'H2 (retrained)': _h2_retrained(es, pr),
-        }
+    out = {cond: _condition_verdicts(frame, cond, prism, no_esamp)
+           for cond in [c for c in BUNCHED if c in set(frame.condition)]}
     return pd.DataFrame(out).T.rename_axis('condition')
 
 # %% ../nbs/21_bunching.ipynb #8589c205
@@ -238,34 +227,47 @@ def part_frame(
             out += _condition_rows(rec, PAPER_SEVERITY_CONDITIONS, row=row, seed=s)
     return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'acc', 'worst'])
 
+# %% ../nbs/21_bunching.ipynb #05c9be35
+def _condition_kind(conditions: pd.Series) -> np.ndarray:
+    "'bunched', 'Random' or 'other shifted' for each condition name."
+    bunched = conditions.str.match(r'(First|Last|Mid)(-P)?$')
+    return np.where(bunched, 'bunched', np.where(conditions == 'Random', 'Random', 'other shifted'))
+
 # %% ../nbs/21_bunching.ipynb #7baabcc4
 def _summaries(frame: pd.DataFrame) -> pd.DataFrame:
     "Per run (every column but condition, acc, worst): Random, bunched, other shifted, worst class."
     keys = [c for c in frame.columns if c not in ('condition', 'acc', 'worst')]
-    f = frame.assign(
-        kind=np.where(
-            frame.condition.str.match(r'(First|Last|Mid)(-P)?$'),
-            'bunched',
-            np.where(frame.condition == 'Random', 'Random', 'other shifted'),
-        )
-    )
+    f = frame.assign(kind=_condition_kind(frame.condition))
     by = f.groupby([*keys, 'kind'], sort=False).acc.mean().unstack('kind')
     bunched = f[f.kind == 'bunched'].groupby(keys, sort=False).worst.min()
     return by.assign(worst=bunched)
 
-
+# %% ../nbs/21_bunching.ipynb #17b3ba68
 def _change(a, b) -> tuple:
     "(mean of `a` minus mean of `b`, the two means' standard errors combined)."
     (ma, sa), (mb, sb) = _mean_se(a), _mean_se(b)
     return ma - mb, float(np.hypot(sa or 0.0, sb or 0.0))
 
-
+# %% ../nbs/21_bunching.ipynb #9a1ee8af
 def _part_word(d: tuple) -> str:
     "lower/higher/level: First/Last/Mid without the part, from its change `d` = (mean, se)."
     m, se = d
     return 'lower' if m < -2 * se else 'higher' if m > 2 * se else 'level (within 2 se)'
 
+# %% ../nbs/21_bunching.ipynb #2ea53c50
+def _part_row(a: pd.DataFrame, prism: pd.DataFrame) -> dict:
+    "Seeds; the change from PRISM on Random, First/Last/Mid, elsewhere, worst class; the word."
+    d = {k: _change(a[k], prism[k]) for k in ['Random', 'bunched', 'other shifted', 'worst']}
+    return {
+        'seeds': len(a),
+        'Δ Random': pm(*d['Random'], 1),
+        'Δ First/Last/Mid': pm(*d['bunched'], 1),
+        'Δ other shifted': pm(*d['other shifted'], 1),
+        'Δ worst class (F/L/M)': pm(*d['worst'], 1),
+        'First/Last/Mid without the part': _part_word(d['bunched']),
+    }
 
+# %% ../nbs/21_bunching.ipynb #d8ea2a6e
 def part_table(
     frame: pd.DataFrame,  # `part_frame`
 ) -> pd.DataFrame:
@@ -275,16 +277,7 @@ def part_table(
         return pd.DataFrame()
     prism, rows = s.xs('PRISM', level='row'), {}
     for row in (r for r in s.index.unique('row') if r != 'PRISM'):
-        a = s.xs(row, level='row')
-        d = {k: _change(a[k], prism[k]) for k in ['Random', 'bunched', 'other shifted', 'worst']}
-        rows[row] = {
-            'seeds': len(a),
-            'Δ Random': pm(*d['Random'], 1),
-            'Δ First/Last/Mid': pm(*d['bunched'], 1),
-            'Δ other shifted': pm(*d['other shifted'], 1),
-            'Δ worst class (F/L/M)': pm(*d['worst'], 1),
-            'First/Last/Mid without the part': _part_word(d['bunched']),
-        }
+        rows[row] = _part_row(s.xs(row, level='row'), prism)
     return pd.DataFrame(rows).T.infer_objects().rename_axis('variant')
 
 # %% ../nbs/21_bunching.ipynb #d99a563d
@@ -329,22 +322,15 @@ def _split_spread(g: pd.DataFrame) -> dict:
         'chaotic': bool(share >= 0.5),
     }
 
-
+# %% ../nbs/21_bunching.ipynb #d4474e6a
 def fragility_table(
     frame: pd.DataFrame,  # `fragility_frame`
 ) -> pd.DataFrame:
     "Per method and condition: the spread over seeds, the part of it from numerics, and flips."
     rows = {k: _split_spread(g) for k, g in frame.groupby(['method', 'condition'], sort=False)}
     rows = {k: v for k, v in rows.items() if v}
-    cols = [
-        'seeds',
-        'sd over seeds',
-        'sd from numerics',
-        'numerics share',
-        'largest change',
-        'collapse flips',
-        'chaotic',
-    ]
+    cols = ['seeds', 'sd over seeds', 'sd from numerics', 'numerics share', 'largest change',
+            'collapse flips', 'chaotic']
     return pd.DataFrame(
         rows.values(),
         index=pd.MultiIndex.from_tuples(rows.keys(), names=['method', 'condition'])
@@ -380,14 +366,8 @@ def plot_fragility(
     import matplotlib.pyplot as plt
 
     methods = list(table.index.unique('method'))
-    fig, axes = plt.subplots(
-        1,
-        len(methods),
-        figsize=(4.2 * len(methods) + 0.6, 3.2),
-        sharey=True,
-        squeeze=False,
-        layout='constrained',
-    )
+    fig, axes = plt.subplots(1, len(methods), figsize=(4.2 * len(methods) + 0.6, 3.2), sharey=True,
+                             squeeze=False, layout='constrained')
     for ax, m in zip(axes[0], methods):
         g = table.xs(m, level='method')
         x = np.arange(len(g))
@@ -414,15 +394,9 @@ def plot_bunched_windows(
 
     task = task_of(cfg)
     data, full = task.load(cfg), task.test_windows(cfg)
-    fig, axes = plt.subplots(
-        len(classes),
-        len(conditions),
-        figsize=(2.6 * len(conditions) + 0.8, 1.7 * len(classes) + 0.6),
-        sharex=True,
-        sharey='row',
-        squeeze=False,
-        layout='constrained',
-    )
+    fig, axes = plt.subplots(len(classes), len(conditions), sharex=True, sharey='row',
+                             figsize=(2.6 * len(conditions) + 0.8, 1.7 * len(classes) + 0.6),
+                             squeeze=False, layout='constrained')
     for i, cls in enumerate(classes):
         k = int((full.y == HAR_CLASSES.index(cls)).nonzero()[0, 0])
         t = full.t[k].numpy()
@@ -447,10 +421,35 @@ def _branch_features(algo, x) -> dict:
     "{branch: features [N, H] as float32 tensors} of the windows `x`."
     return {e: torch.from_numpy(encoder_embeddings(getattr(algo, e), x)).float() for e in BRANCHES}
 
-
+# %% ../nbs/21_bunching.ipynb #77d23e02
 def _scores(pred: torch.Tensor, y: torch.Tensor, n_classes: int) -> dict:
     "Accuracy (%) and per-class accuracies of the predictions `pred`."
     return dict(acc=percent_correct(pred, y), per_class=class_accuracies(pred, y, n_classes))
+
+# %% ../nbs/21_bunching.ipynb #c230f4b7
+def _reference(algo, val) -> tuple:
+    "({branch: mean feature [H]}, {branch: mean squared distance to it}) on the windows `val`."
+    ref = _branch_features(algo, val)
+    mean = {e: z.mean(0) for e, z in ref.items()}
+    # the mean squared distance to the mean on the reference windows: 1 there, robust to dead units
+    spread = {e: (z - mean[e]).pow(2).sum(1).mean().clamp_min(1e-12) for e, z in ref.items()}
+    return mean, spread
+
+# %% ../nbs/21_bunching.ipynb #c4067ac5
+def _probe_condition(algo, x, mean: dict, spread: dict, n_classes: int) -> dict:
+    "{'scores': {'both'|'E_samp held'|'E_feat held': ...}, 'shift', 'shift_per_class'} on `x`."
+    z = _branch_features(algo, x)
+    scores = {}
+    for name, held in (('both', None), ('E_samp held', 'E_samp'), ('E_feat held', 'E_feat')):
+        parts = [mean[e].expand_as(z[e]) if e == held else z[e] for e in BRANCHES]
+        scores[name] = _scores(algo.head(torch.cat(parts, 1)).argmax(1), x.y, n_classes)
+    z2 = {e: (z[e] - mean[e]).pow(2).sum(1) / spread[e] for e in BRANCHES}  # per window
+    per_class = {
+        e: [float(v[x.y == k].mean()) if (x.y == k).any() else None for k in range(n_classes)]
+        for e, v in z2.items()
+    }
+    return dict(scores=scores, shift={e: float(v.mean()) for e, v in z2.items()},
+                shift_per_class=per_class)
 
 # %% ../nbs/21_bunching.ipynb #11923544
 @torch.no_grad()
@@ -466,32 +465,10 @@ def branch_ablation(
             f"(variant {cfg.get('variant')}) lacks one"
         )
     data = task_of(cfg).load(cfg)
+    mean, spread = _reference(algo, data.val)
     n_classes = data.info['n_classes']
-    ref = _branch_features(algo, data.val)
-    mean = {e: z.mean(0) for e, z in ref.items()}
-    # the mean squared distance to the mean on the reference windows: 1 there, robust to dead units
-    spread = {e: (z - mean[e]).pow(2).sum(1).mean().clamp_min(1e-12) for e, z in ref.items()}
-    out = {}
-    for cond in design['conditions']:
-        x = data.tests[cond]
-        z = _branch_features(algo, x)
-        scores = {}
-        for name, held in (('both', None), ('E_samp held', 'E_samp'), ('E_feat held', 'E_feat')):
-            parts = [mean[e].expand_as(z[e]) if e == held else z[e] for e in BRANCHES]
-            scores[name] = _scores(algo.head(torch.cat(parts, 1)).argmax(1), x.y, n_classes)
-        z2 = {e: (z[e] - mean[e]).pow(2).sum(1) / spread[e] for e in BRANCHES}  # per window
-        out[cond] = dict(
-            scores=scores,
-            shift={e: float(v.mean()) for e, v in z2.items()},
-            shift_per_class={
-                e: [
-                    float(v[x.y == k].mean()) if (x.y == k).any() else None
-                    for k in range(n_classes)
-                ]
-                for e, v in z2.items()
-            },
-        )
-    return out
+    return {cond: _probe_condition(algo, data.tests[cond], mean, spread, n_classes)
+            for cond in design['conditions']}
 
 # %% ../nbs/21_bunching.ipynb #f9336980
 def branch_probe_record(
@@ -511,20 +488,6 @@ def branch_probe_record(
     )
 
 # %% ../nbs/21_bunching.ipynb #4e0c7ef2
-_BRANCH_COLUMNS = [
-    'model',
-    'seed',
-    'draw',
-    'condition',
-    'probe',
-    'acc',
-    'worst',
-    'worst_class',
-    *HAR_CLASSES,
-    *(f'{e} shift' for e in BRANCHES),
-]
-
-
 def _branch_rows(r: dict) -> list:
     "The `branch_frame` rows of one probe record."
     c, rows = r['config'], []
@@ -532,23 +495,13 @@ def _branch_rows(r: dict) -> list:
         shift = {f'{e} shift': res['shift'][e] for e in BRANCHES}
         for probe, s in res['scores'].items():
             k = int(np.argmin(s['per_class']))
-            rows.append(
-                dict(
-                    model=r['source']['id'],
-                    seed=c['seed'],
-                    draw=c.get('draw', 0),
-                    condition=cond,
-                    probe=probe,
-                    acc=s['acc'],
-                    worst=s['per_class'][k],
-                    worst_class=HAR_CLASSES[k],
-                    **dict(zip(HAR_CLASSES, s['per_class'])),
-                    **shift,
-                )
-            )
+            rows.append(dict(model=r['source']['id'], seed=c['seed'], draw=c.get('draw', 0),
+                             condition=cond, probe=probe, acc=s['acc'], worst=s['per_class'][k],
+                             worst_class=HAR_CLASSES[k], **dict(zip(HAR_CLASSES, s['per_class'])),
+                             **shift))
     return rows
 
-
+# %% ../nbs/21_bunching.ipynb #a675f76e
 def _evaluations(kind: str, results_dir, design: dict, experiments) -> list:
     "The evaluation records of `kind` made with `design` on models of the `experiments`."
     return [
@@ -556,6 +509,10 @@ def _evaluations(kind: str, results_dir, design: dict, experiments) -> list:
         for r in read_records(results_root(results_dir) / kind)
         if r['design'] == design and r['config']['experiment'] in experiments
     ]
+
+# %% ../nbs/21_bunching.ipynb #2e501ee8
+_BRANCH_COLUMNS = ['model', 'seed', 'draw', 'condition', 'probe', 'acc', 'worst', 'worst_class',
+                   *HAR_CLASSES, *(f'{e} shift' for e in BRANCHES)]
 
 
 def branch_frame(
@@ -592,7 +549,7 @@ def _h2_word(m: float, se: float | None) -> str:
         return 'supported: rises by more than 2 se'
     return 'refuted: falls by more than 2 se' if m < -2 * se else 'refuted: within 2 se'
 
-
+# %% ../nbs/21_bunching.ipynb #150552c9
 def branch_verdict(
     frame: pd.DataFrame,  # `branch_frame`
     conditions=BUNCHED,
@@ -607,15 +564,8 @@ def branch_verdict(
             continue
         d_acc, d_worst = (g[(k, 'E_samp held')] - g[(k, 'both')] for k in ('acc', 'worst'))
         (m, se), n = _mean_se(d_worst), len(d_worst)
-        rows.append(
-            {
-                'condition': cond,
-                'models': n,
-                'Δ acc': pm(*_mean_se(d_acc), 1),
-                'Δ worst class': pm(m, se, 1),
-                'H2 (test time)': _h2_word(m, se),
-            }
-        )
+        rows.append({'condition': cond, 'models': n, 'Δ acc': pm(*_mean_se(d_acc), 1),
+                     'Δ worst class': pm(m, se, 1), 'H2 (test time)': _h2_word(m, se)})
     return pd.DataFrame(rows).set_index('condition') if rows else pd.DataFrame()
 
 # %% ../nbs/21_bunching.ipynb #a67db3d9
@@ -643,14 +593,8 @@ def plot_feature_shift(
     from matplotlib.colors import LogNorm
 
     conds = list(dict.fromkeys(sf.condition))
-    fig, axes = plt.subplots(
-        1,
-        len(BRANCHES),
-        sharey=True,
-        squeeze=False,
-        layout='constrained',
-        figsize=(3.3 * len(BRANCHES) + 1.6, 0.45 * len(conds) + 1.6),
-    )
+    fig, axes = plt.subplots(1, len(BRANCHES), sharey=True, squeeze=False, layout='constrained',
+                             figsize=(3.3 * len(BRANCHES) + 1.6, 0.45 * len(conds) + 1.6))
     norm = LogNorm(0.25, 4)
     for ax, e in zip(axes.flat, BRANCHES):
         g = sf[sf.branch == e].groupby(['condition', 'cls'])['shift'].mean().unstack()
@@ -693,16 +637,21 @@ def signal_record(
     )
 
 # %% ../nbs/21_bunching.ipynb #f6c74874
-_SIGNAL_COLUMNS = [
-    'method',
-    'condition',
-    'models',
-    'acc',
-    'acc_se',
-    'worst',
-    'worst_se',
-    'collapsed',
-]
+def _signal_scores(results_dir, design: dict, experiments) -> pd.DataFrame:
+    "Long: method, model, condition, acc, worst from the `harc_signal` records."
+    return pd.DataFrame(
+        [
+            dict(method=r['config']['method'], model=r['source']['id'], condition=c, acc=s['acc'],
+                 worst=min(s['per_class']))
+            for r in _evaluations('harc_signal', results_dir, design, experiments)
+            for c, s in r['results'].items()
+        ],
+        columns=['method', 'model', 'condition', 'acc', 'worst'],
+    )
+
+# %% ../nbs/21_bunching.ipynb #513c17a5
+_SIGNAL_COLUMNS = ['method', 'condition', 'models', 'acc', 'acc_se', 'worst', 'worst_se',
+                   'collapsed']
 
 
 def signal_summary(
@@ -711,20 +660,7 @@ def signal_summary(
     experiments=('harc_tuned',),  # whose models: the tuned search's by default
 ) -> pd.DataFrame:
     "Per method and condition: models; accuracy and worst class (mean, se); collapsed models."
-    df = pd.DataFrame(
-        [
-            dict(
-                method=r['config']['method'],
-                model=r['source']['id'],
-                condition=c,
-                acc=s['acc'],
-                worst=min(s['per_class']),
-            )
-            for r in _evaluations('harc_signal', results_dir, design, experiments)
-            for c, s in r['results'].items()
-        ],
-        columns=['method', 'model', 'condition', 'acc', 'worst'],
-    )
+    df = _signal_scores(results_dir, design, experiments)
     rows = [
         dict(
             method=m,

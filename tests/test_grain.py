@@ -12,7 +12,7 @@ NBS = Path(__file__).resolve().parent.parent / 'nbs'
 MAX_LINES = 40
 # Split to the grain. Still being split by others (issue 62, part 2): 00b_files, 02_sampling, 07a_records, 11*,
 # 21a_mend, 22_verdict, 23_protocol; add each here once it is done.
-FINISHED = ['04_algorithms', '05_prism', '06_engine', '07ca_training', '07d_experiment', '08_sweep', '09_clinical']
+FINISHED = ['04_algorithms', '05_prism', '06_engine', '07ca_training', '07d_experiment', '08_sweep', '09_clinical', '21_bunching']
 
 
 def exported_cells(path: Path) -> list:
