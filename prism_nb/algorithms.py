@@ -50,13 +50,8 @@ class Algorithm(nn.Module):
         hparams: dict | None = None,  # overrides of `defaults()`
     ):
         super().__init__()
-        self.n_features, self.seq_len, self.n_classes, self.n_domains, self.backbone = (
-            n_features,
-            seq_len,
-            n_classes,
-            n_domains,
-            backbone,
-        )
+        self.n_features, self.seq_len, self.n_classes = n_features, seq_len, n_classes
+        self.n_domains, self.backbone = n_domains, backbone
         defaults = self.defaults()
         unknown = set(hparams or {}) - set(defaults)
         if unknown:
@@ -208,6 +203,33 @@ def _check_hparam_range(
             f"got {v!r}"
         )
 
+# %% ../nbs/04_algorithms.ipynb #8f13864a
+def _check_hparam(
+    cls,  # the method
+    k: str,  # an override's name
+    v,  # and its value
+    defaults: dict,  # `cls.defaults()`
+    space: dict,  # `cls.hparam_space()`
+    reserved,  # names the run sets itself
+) -> None:
+    "ValueError or TypeError naming `cls` unless override `k` = `v` is one of its hyperparameters."
+    if k in reserved and k in defaults:
+        raise ValueError(
+            f"hparams: {k!r} is set by the run's own `{k}` parameter, not through hparams"
+        )
+    if k not in defaults:
+        raise ValueError(
+            f"unknown hyperparameter {k!r} for {cls.display}; valid: "
+            f"{sorted(set(defaults) - set(reserved))}"
+        )
+    ref = defaults[k]
+    if not _hparam_type_ok(v, ref):
+        raise TypeError(
+            f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its "
+            f"default {ref!r}, got {type(v).__name__} {v!r}"
+        )
+    _check_hparam_range(k, v, space.get(k), cls.display)
+
 # %% ../nbs/04_algorithms.ipynb #587fde9a
 def check_hparams(
     name: str,  # a registered method
@@ -220,22 +242,7 @@ def check_hparams(
         raise TypeError(f"hparams must be a dict, got {type(hparams).__name__}: {hparams!r}")
     defaults, space = cls.defaults(), cls.hparam_space()
     for k, v in hparams.items():
-        if k in reserved and k in defaults:
-            raise ValueError(
-                f"hparams: {k!r} is set by the run's own `{k}` parameter, not through hparams"
-            )
-        if k not in defaults:
-            raise ValueError(
-                f"unknown hyperparameter {k!r} for {cls.display}; valid: "
-                f"{sorted(set(defaults) - set(reserved))}"
-            )
-        ref = defaults[k]
-        if not _hparam_type_ok(v, ref):
-            raise TypeError(
-                f"hyperparameter {k!r} of {cls.display} must be {type(ref).__name__} like its "
-                f"default {ref!r}, got {type(v).__name__} {v!r}"
-            )
-        _check_hparam_range(k, v, space.get(k), cls.display)
+        _check_hparam(cls, k, v, defaults, space, reserved)
     return dict(hparams)
 
 # %% ../nbs/04_algorithms.ipynb #45d59756
@@ -357,6 +364,18 @@ def _take_cycling(
         need -= len(chunk)
     return parts
 
+# %% ../nbs/04_algorithms.ipynb #01b4aea1
+def _window_domains(n: int, domains) -> torch.Tensor:
+    "The domain of each of `n` windows as a CPU long tensor (all 0 when `domains` is None)."
+    domains = (
+        torch.zeros(n, dtype=torch.long)
+        if domains is None
+        else torch.as_tensor(domains).cpu().long()
+    )
+    if len(domains) != n:
+        raise ValueError(f"domains has {len(domains)} entries for n={n} windows")
+    return domains
+
 # %% ../nbs/04_algorithms.ipynb #d7a48043
 def domain_batches(
     n: int,  # windows in the training set
@@ -370,13 +389,7 @@ def domain_batches(
         raise ValueError(
             f"batch_size and domains_per_batch must be >= 1, got {batch_size}, {domains_per_batch}"
         )
-    domains = (
-        torch.zeros(n, dtype=torch.long)
-        if domains is None
-        else torch.as_tensor(domains).cpu().long()
-    )
-    if len(domains) != n:
-        raise ValueError(f"domains has {len(domains)} entries for n={n} windows")
+    domains = _window_domains(n, domains)
     ids, inverse, counts = torch.unique(domains, return_inverse=True, return_counts=True)
     k = min(domains_per_batch, len(ids), batch_size)
     per = batch_size // k
@@ -1552,7 +1565,29 @@ def _stable_search_space(cls, who: str):
 # %% ../nbs/04_algorithms.ipynb #8ce46244
 BATCH_SIZE_RANGE = (2, 4096)  # a config's batch sizes: batch norm needs 2; 8x DomainBed's 512
 
+# %% ../nbs/04_algorithms.ipynb #0325812e
+def _check_knob(
+    where: str,  # names the method and the knob, for the error
+    knob: str,
+    dist,  # the knob's search distribution
+    ref,  # the knob's default
+    allowed,  # its range (`hparam_space`), or None
+    who: str,  # the method's name
+) -> None:
+    "ConfigError naming `where` unless every value `dist` can draw is one the knob takes."
+    if not isinstance(dist, SearchDist):
+        raise ConfigError(f"{where} must be a SearchDist (log10_uniform, uniform, int_pow, "
+                          f"choice), got {kind_of(dist)} {dist!r}")
+    for v in _ends(dist):
+        if not _hparam_type_ok(v, ref):
+            raise ConfigError(f"{where} draws {type(v).__name__} {v!r}; the knob is "
+                              f"{type(ref).__name__} like its default {ref!r}")
+        try:
+            _check_hparam_range(knob, v, allowed, who)
+        except ValueError as e:
+            raise ConfigError(f"{where} can draw {v!r}, which configs refuse: {e}") from None
 
+# %% ../nbs/04_algorithms.ipynb #590b4749
 def check_search_space(
     method,  # a registered method's name, or its class
     who: str | None = None,  # the method's name in errors; None: its display name
@@ -1569,19 +1604,35 @@ def check_search_space(
         where = f"{who}'s search space, knob {knob!r}"
         if knob not in knobs:
             raise ConfigError(f"{where}: not a knob of {who}; valid: {sorted(knobs)}")
-        if not isinstance(dist, SearchDist):
-            raise ConfigError(f"{where} must be a SearchDist (log10_uniform, uniform, int_pow, "
-                              f"choice), got {kind_of(dist)} {dist!r}")
-        ref, allowed = knobs[knob]
-        for v in _ends(dist):
-            if not _hparam_type_ok(v, ref):
-                raise ConfigError(f"{where} draws {type(v).__name__} {v!r}; the knob is "
-                                  f"{type(ref).__name__} like its default {ref!r}")
-            try:
-                _check_hparam_range(knob, v, allowed, who)
-            except ValueError as e:
-                raise ConfigError(f"{where} can draw {v!r}, which configs refuse: {e}") from None
+        _check_knob(where, knob, dist, *knobs[knob], who)
     return space
+
+# %% ../nbs/04_algorithms.ipynb #215cbe85
+def _fixed_knobs(cls, who: str) -> dict:
+    "`cls.fixed_knobs()`, a dict knob -> reason; ConfigError naming `who` otherwise."
+    try:
+        fixed = cls.fixed_knobs()
+    except Exception as e:  # a malformed declaration inside it: named, not raw
+        raise ConfigError(f"{who}'s fixed_knobs: {type(e).__name__}: {e}") from None
+    if not isinstance(fixed, dict):
+        raise ConfigError(f"{who}'s fixed_knobs must return a dict knob -> reason, "
+                          f"got {kind_of(fixed)}")
+    return fixed
+
+# %% ../nbs/04_algorithms.ipynb #29f521b1
+def _coverage_faults(knobs: list, space: dict, fixed: dict, who: str) -> list:
+    "'what: knobs' for each fault of the coverage of `knobs` by `space` and `fixed`."
+    said = lambda why: isinstance(why, str) and why.strip()
+    faults = {
+        'not searched and not declared fixed': [k for k in knobs if k not in {**space, **fixed}],
+        'both searched and declared fixed': [k for k in fixed if k in space],
+        f'declared fixed but not hyperparameters of {who}': [k for k in fixed if k not in knobs],
+        'declared fixed without a reason (a non-empty string)': [
+            k for k, why in fixed.items() if k in knobs and not said(why)
+        ],
+    }
+    return [f"{what}: {', '.join(repr(k) for k in sorted(ks, key=str))}"
+            for what, ks in faults.items() if ks]
 
 # %% ../nbs/04_algorithms.ipynb #1bd91aff
 def check_search_coverage(
@@ -1592,25 +1643,9 @@ def check_search_coverage(
     cls = method if isinstance(method, type) else algorithm_class(method)
     who = who or cls.__dict__.get('display') or cls.__name__  # a subclass's own, not its parent's
     space = check_search_space(cls, who)
-    try:
-        fixed = cls.fixed_knobs()
-    except Exception as e:  # a malformed declaration inside it: named, not raw
-        raise ConfigError(f"{who}'s fixed_knobs: {type(e).__name__}: {e}") from None
-    if not isinstance(fixed, dict):
-        raise ConfigError(f"{who}'s fixed_knobs must return a dict knob -> reason, "
-                          f"got {kind_of(fixed)}")
+    fixed = _fixed_knobs(cls, who)
     knobs = [k for k in cls.defaults() if k not in ('seed', 'variant')]  # the run's own: not drawn
-    said = lambda why: isinstance(why, str) and why.strip()
-    faults = {
-        'not searched and not declared fixed': [k for k in knobs if k not in {**space, **fixed}],
-        'both searched and declared fixed': [k for k in fixed if k in space],
-        f'declared fixed but not hyperparameters of {who}': [k for k in fixed if k not in knobs],
-        'declared fixed without a reason (a non-empty string)': [
-            k for k, why in fixed.items() if k in knobs and not said(why)
-        ],
-    }
-    problems = [f"{what}: {', '.join(repr(k) for k in sorted(ks, key=str))}"
-                for what, ks in faults.items() if ks]
+    problems = _coverage_faults(knobs, space, fixed, who)
     if problems:
         raise ConfigError(
             f"{who}'s search does not cover its hyperparameters: {'; '.join(problems)}. Each one "
