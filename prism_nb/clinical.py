@@ -199,6 +199,11 @@ def _sparse(
         value=v[s, l, f].astype(np.float32),
     )
 
+# %% ../nbs/09_clinical.ipynb #b192b6ef
+def _fingerprint(cfg: dict) -> str:
+    "A short sha256 (16 hex digits) of the settings `cfg`, keys sorted."
+    return sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16]
+
 # %% ../nbs/09_clinical.ipynb #af9982dd
 def _cached(name, cfg, build, features, domains, source, fingerprint):
     "`name` from its cache, digest-checked; built when absent, rebuilt with a warning when damaged."
@@ -426,15 +431,9 @@ def load_eicu_demo(
     clinical_archive(_EICU_TABLES, root)
     cfg = dict(shas=shas, label=label, unknown_region=unknown_region)
     domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
-    return _cached(
-        'eicu_demo',
-        cfg,
-        lambda: _build_eicu_demo(root, label, unknown_region),
-        EICU_DEMO_FEATURES,
-        domains,
-        f'eicu_demo_yaib_mortality24(label={label},unknown_region={unknown_region})',
-        sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
-    )
+    source = f'eicu_demo_yaib_mortality24(label={label},unknown_region={unknown_region})'
+    return _cached('eicu_demo', cfg, lambda: _build_eicu_demo(root, label, unknown_region),
+                   EICU_DEMO_FEATURES, domains, source, _fingerprint(cfg))
 
 # %% ../nbs/09_clinical.ipynb #75b1d7fa
 def loro_split(
@@ -580,6 +579,22 @@ def _eicu_raw_cohort(
     cohort = pat[keep].sort_values('patientunitstayid')
     return cohort, region[keep.to_numpy()].loc[cohort.index].to_numpy(), dropped
 
+# %% ../nbs/09_clinical.ipynb #01bfc2b5
+def _eicu_feature_rows(
+    tables: dict,  # eICU table name -> DataFrame
+    k: int,  # the feature's index
+    table: str,  # its table
+    col: str,  # its column, or a lab's name
+) -> pd.DataFrame:
+    "Feature `k`'s rows: `stay` (patientunitstayid), `offset` (minutes), `feat`, numeric `value`."
+    df = tables[table]
+    if table == 'lab':
+        df, off, val = df[df.labname == col], 'labresultoffset', 'labresult'
+    else:
+        off, val = 'observationoffset', col
+    return pd.DataFrame({'stay': df.patientunitstayid.to_numpy(), 'offset': df[off].to_numpy(),
+                         'feat': k, 'value': pd.to_numeric(df[val], errors='coerce').to_numpy()})
+
 # %% ../nbs/09_clinical.ipynb #8c87d631
 def _eicu_raw_cells(
     tables: dict,  # eICU table name -> DataFrame
@@ -587,23 +602,8 @@ def _eicu_raw_cells(
     hours: int,  # input window after unit admission
 ) -> pd.DataFrame:
     "One row per observed cell: `stay` (index into `stays`), `step` (hour), `feat`, mean `value`."
-    long = []
-    for k, (table, col) in enumerate(EICU_RAW_FEATURES.values()):
-        df = tables[table]
-        if table == 'lab':
-            df, off, val = df[df.labname == col], 'labresultoffset', 'labresult'
-        else:
-            off, val = 'observationoffset', col
-        long.append(
-            pd.DataFrame(
-                {
-                    'stay': df.patientunitstayid.to_numpy(),
-                    'offset': df[off].to_numpy(),
-                    'feat': k,
-                    'value': pd.to_numeric(df[val], errors='coerce').to_numpy(),
-                }
-            )
-        )
+    long = [_eicu_feature_rows(tables, k, table, col)
+            for k, (table, col) in enumerate(EICU_RAW_FEATURES.values())]
     long = pd.concat(long, ignore_index=True).dropna(subset=['value'])
     long = long[np.isin(long.stay, stays) & (long.offset >= 0) & (long.offset < hours * 60)]
     long = long.assign(stay=np.searchsorted(stays, long.stay), step=long.offset // 60)
@@ -628,15 +628,9 @@ def eicu_from_tables(
         {'stay_id': stays, 'hospitalid': cohort.hospitalid.to_numpy(), 'region': reg}
     )
     fp = sha256_bytes(stays.tobytes() + cells.value.to_numpy().tobytes())[:16]
-    return ClinicalData(
-        _densify(obs, t, y, d, len(feats)),
-        list(EICU_REGIONS),
-        feats,
-        f'eicu_raw_tables(first {hours} h, in-hospital mortality)',
-        fp,
-        meta,
-        dict(dropped=dropped),
-    )
+    x = _densify(obs, t, y, d, len(feats))
+    source = f'eicu_raw_tables(first {hours} h, in-hospital mortality)'
+    return ClinicalData(x, list(EICU_REGIONS), feats, source, fp, meta, dict(dropped=dropped))
 
 # %% ../nbs/09_clinical.ipynb #3fbe8474
 def read_eicu_folder(
@@ -912,6 +906,12 @@ def _p12_series(
     )
     return series, dropped
 
+# %% ../nbs/09_clinical.ipynb #e603bd74
+def _p12_deaths_by_icu_type(out: pd.DataFrame, desc: pd.DataFrame) -> dict:
+    "{ICU type: in-hospital deaths} over every record (`out` indexed by RecordID)."
+    deaths = out['In-hospital_death'].groupby(desc.ICUType.reindex(out.index).astype(int)).sum()
+    return {str(k): int(v) for k, v in deaths.items()}
+
 # %% ../nbs/09_clinical.ipynb #733bf3f7
 def _p12_info(
     desc: pd.DataFrame,  # descriptors of every record, from `_p12_descriptors`
@@ -935,13 +935,7 @@ def _p12_info(
             k: (v if not isinstance(v, dict) else {str(a): int(b) for a, b in v.items()})
             for k, v in allrec.items()
         },
-        deaths_by_icu_type={
-            str(k): int(v)
-            for k, v in out['In-hospital_death']
-            .groupby(desc.ICUType.reindex(out.index).astype(int))
-            .sum()
-            .items()
-        },
+        deaths_by_icu_type=_p12_deaths_by_icu_type(out, desc),
     )
 
 # %% ../nbs/09_clinical.ipynb #1ee11d12
@@ -999,15 +993,8 @@ def load_p12(
     for r in rels:
         clinical_archive(r, root)
     cfg = dict(shas=[DATA_ARCHIVES[r].sha256 for r in rels])
-    return _cached(
-        'p12',
-        cfg,
-        lambda: _build_p12(root),
-        P12_FEATURES,
-        P12_DOMAINS,
-        'physionet2012(sets a,b,c; native times, 48 h)',
-        sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
-    )
+    return _cached('p12', cfg, lambda: _build_p12(root), P12_FEATURES, P12_DOMAINS,
+                   'physionet2012(sets a,b,c; native times, 48 h)', _fingerprint(cfg))
 
 # %% ../nbs/09_clinical.ipynb #159f5090
 def leave_one_domain_out(
@@ -1136,15 +1123,10 @@ def load_p19(
     for r in rels:
         clinical_archive(r, root)
     cfg = dict(shas=[DATA_ARCHIVES[r].sha256 for r in rels], window_hours=int(window_hours))
-    return _cached(
-        'p19',
-        cfg,
-        lambda: _build_p19(root, int(window_hours)),
-        P19_FEATURES,
-        P19_DOMAINS,
-        f'physionet2019(systems A,B; first {window_hours} h; label = SepsisLabel after the window)',
-        sha256_bytes(json.dumps(cfg, sort_keys=True).encode())[:16],
-    )
+    source = (f'physionet2019(systems A,B; first {window_hours} h; '
+              'label = SepsisLabel after the window)')
+    return _cached('p19', cfg, lambda: _build_p19(root, int(window_hours)), P19_FEATURES,
+                   P19_DOMAINS, source, _fingerprint(cfg))
 
 # %% ../nbs/09_clinical.ipynb #2565a41d
 def cross_system_split(
