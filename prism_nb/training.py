@@ -42,14 +42,8 @@ def build_algorithm(cfg: dict, info: dict):
         hp['variant'] = cfg['variant']
     if 'seed' in cls.defaults():
         hp['seed'] = cfg['seed']  # methods with their own random draws seed them from the run
-    return cls(
-        n_features=info['n_features'],
-        seq_len=info['seq_len'],
-        n_classes=info['n_classes'],
-        n_domains=info['n_domains'],
-        backbone=cfg['backbone'],
-        hparams=hp,
-    )
+    return cls(n_features=info['n_features'], seq_len=info['seq_len'], n_classes=info['n_classes'],
+               n_domains=info['n_domains'], backbone=cfg['backbone'], hparams=hp)
 
 # %% ../nbs/07ca_training.ipynb #7d006d3f
 def data_keys(cfg: dict) -> dict:
@@ -59,21 +53,11 @@ def data_keys(cfg: dict) -> dict:
 # %% ../nbs/07ca_training.ipynb #289feb9c
 def pretrain_checkpoint_path(cfg: dict, algo, checkpoints_dir) -> Path:
     "Where `algo`'s pretrained state for `cfg` is shared, keyed by all pretraining depends on."
-    key = dict(
-        task=task_of(cfg).name,
-        data=data_keys(cfg),
-        method=cfg['method'],
-        backbone=cfg['backbone'],
-        seed=cfg['seed'],
-        pretrain_epochs=cfg['pretrain_epochs'],
-        batch_size=cfg['batch_size'],
-        hparams=algo.pretrain_signature(),
-    )
-    return (
-        Path(checkpoints_dir)
-        / 'pretrain'
-        / f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
-    )
+    key = dict(task=task_of(cfg).name, data=data_keys(cfg), method=cfg['method'],
+               backbone=cfg['backbone'], seed=cfg['seed'], pretrain_epochs=cfg['pretrain_epochs'],
+               batch_size=cfg['batch_size'], hparams=algo.pretrain_signature())
+    name = f"{cfg['method']}_{cfg['backbone']}_s{cfg['seed']}_{config_id(key)}.pt"
+    return Path(checkpoints_dir) / 'pretrain' / name
 
 # %% ../nbs/07ca_training.ipynb #ad62316b
 def reuse_pretraining(shared: Path) -> dict | None:
@@ -132,23 +116,14 @@ def _pretrain(
     checkpoints_dir,  # where pretraining is shared; None: not shared
 ) -> tuple:
     "Pretrain `algo` or load a shared pretrained state: (pretraining log, reused path or None)."
-    shared = (
-        pretrain_checkpoint_path(cfg, algo, checkpoints_dir)
-        if checkpoints_dir is not None
-        else None
-    )
+    shared = (None if checkpoints_dir is None
+              else pretrain_checkpoint_path(cfg, algo, checkpoints_dir))
     state = reuse_pretraining(shared) if shared is not None else None
     if state is not None:
         return _load_shared(algo, state, shared, checkpoints_dir, device, progress)
-    pre_log = algo.pretrain(
-        data.train,
-        val=data.val,
-        epochs=cfg['pretrain_epochs'],
-        batch_size=cfg['batch_size'],
-        seed=cfg['seed'],
-        device=device,
-        progress=progress,
-    )
+    pre_log = algo.pretrain(data.train, val=data.val, epochs=cfg['pretrain_epochs'],
+                            batch_size=cfg['batch_size'], seed=cfg['seed'], device=device,
+                            progress=progress)
     if shared is not None:
         save_pretraining(shared, dict(state=algo.pretrain_state(), history=pre_log))
     return pre_log, None
@@ -166,18 +141,9 @@ def train_algorithm(
     if cfg['pretrain_epochs']:
         pre_log, reused = _pretrain(cfg, data, algo, device, progress, checkpoints_dir)
     pretrain_seconds = time.perf_counter() - t_pre
-    log = fit(
-        algo,
-        data.train,
-        data.val,
-        epochs=cfg['epochs'],
-        batch_size=cfg['batch_size'],
-        patience=cfg['patience'],
-        seed=cfg['seed'],
-        device=device,
-        progress=progress,
-        score=task.score,
-    )
+    log = fit(algo, data.train, data.val, epochs=cfg['epochs'], batch_size=cfg['batch_size'],
+              patience=cfg['patience'], seed=cfg['seed'], device=device, progress=progress,
+              score=task.score)
     return algo.for_inference(), pre_log, log, pretrain_seconds, reused
 
 # %% ../nbs/07ca_training.ipynb #a51bd4c8
@@ -354,16 +320,10 @@ def versions() -> dict:
     "Versions of the software a record was made with."
     import scipy, sklearn
 
-    return dict(
-        prism_nb=_own_version(),
-        torch=torch.__version__,
-        numpy=np.__version__,
-        scipy=scipy.__version__,
-        sklearn=sklearn.__version__,
-        python=platform.python_version(),
-        machine=platform.machine(),
-        platform=platform.platform(),
-    )
+    return dict(prism_nb=_own_version(), torch=torch.__version__, numpy=np.__version__,
+                scipy=scipy.__version__, sklearn=sklearn.__version__,
+                python=platform.python_version(), machine=platform.machine(),
+                platform=platform.platform())
 
 # %% ../nbs/07ca_training.ipynb #99fc73a4
 def _timing(
