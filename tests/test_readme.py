@@ -27,8 +27,9 @@ def test_prose_words_counts_prose_only():
 
 def test_readme_is_a_front_door(root):
     words = prose_words((root / 'README.md').read_text())
-    # 1,300 until issue 62 defined every term where the README first uses it (draws, Avg., P(PRISM > ERM), severities)
-    assert words <= 1400, f'README.md has {words} words of prose: keep it a front door (at most 1,400) and move the rest to nbs/guide.ipynb or nbs/results.ipynb'
+    # 1,300 until issue 62 defined every term where the README first uses it (draws, Avg., P(PRISM > ERM), severities);
+    # 1,700 since issue 60's computed bullets say each comparison's seeds, interval and Holm beside the word, and the tail
+    assert words <= 1700, f'README.md has {words} words of prose: keep it a front door (at most 1,700) and move the rest to nbs/guide.ipynb or nbs/results.ipynb'
     for f in ['LICENSE', 'CITATION.cff']: assert (root / f).is_file(), f'{f} is missing'
     assert 'Apache License' in (root / 'LICENSE').read_text() and 'Version 2.0' in (root / 'LICENSE').read_text()
 
@@ -67,7 +68,8 @@ def test_the_jupyterlab_lines_are_the_commands_in_the_guides_order(root):
 
 # each term the README's first screen (and its findings) uses, and the words that define it where it first appears
 DEFINED = {'Avg.': '**Avg.**: the mean', 'draws': '**draws** (random hyperparameter sets',
-           'P(PRISM > ERM)': '**P(PRISM > ERM)**: the chance', 'default severity': '**default severity**, HAR-C',
+           'leads': 'PRISM **leads** or', 'PRISM higher on': '**PRISM higher on k of n seeds** counts',
+           'default severity': '**default severity**, HAR-C',
            "paper's severity": "**paper's severity**, set so", 'Mid-P': 'named with -P, e.g. Mid-P',
            'r_b': 'r_b: the largest share', 'K = 4': 'worst of K = 4'}
 
