@@ -868,7 +868,7 @@ def verdict_figure(
     if not panels:
         raise ValueError(f"no comparison of {reference} on {column} to draw")
     tall = max(len(c) for _, _, c in panels)
-    fig, axes = plt.subplots(1, len(panels), figsize=(8, 0.27 * tall + 1.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(7, 0.27 * tall + 1.6), squeeze=False)
     for ax, (p, ps, c) in zip(axes[0], panels):
         _forest(ax, ps, c, reference, column)
         ax.set_title(PROTOCOL_NAMES.get(p, p).capitalize(), fontsize=10)
