@@ -4,7 +4,7 @@
 
 # %% ../nbs/23_protocol.ipynb #00cb2a96
 from __future__ import annotations
-import os, sys, tempfile, threading, time
+import tempfile, threading, time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,15 +13,15 @@ import pandas as pd
 from filelock import FileLock, Timeout
 from fastcore.script import call_parse, store_true
 
-from .core import ConfigError, load_plugins, folder_path
-from .paths import Layers, overlay, writer_root, results_root, repo_root
+from .core import ConfigError, load_plugins
+from .paths import overlay, writer_root, results_root
 from .algorithms import ALGORITHMS
 from .config import check_seeds, check_workers, check_writable, make_config, record_path
 from .config import MAX_THREADS
 from .records import read_record, read_records
 from .harc_tasks import FRESH_SEEDS, search_overrides
 from .tuning import PROTOCOLS, check_common, tuned_frame
-from .verdict import recipe_choice, recipe_configs, recipe_runs, verdict, comparison_table
+from .verdict import recipe_choice, recipe_configs, recipe_runs, verdict
 
 # %% auto #0
 __all__ = ['QUICK', 'PROTOCOL_DRAWS', 'PROTOCOL_SIZES', 'ProtocolSize', 'protocol_size', 'protocol_configs', 'search_frame',
@@ -508,6 +508,19 @@ def _checked_placement(method, size, plugins, workers, results_dir, executor) ->
     workers = check_workers(workers, MAX_THREADS if executor is not None else None)
     return size, plugins, workers, protocol_folder(results_dir)
 
+# %% ../nbs/23_protocol.ipynb #eb1604a7
+def _boards(
+    root: Path,  # the placement's folder
+    say,  # print, or nothing
+) -> dict:
+    "Protocol -> the folder's leaderboard, each written as tables under `root/protocol` and shown."
+    boards = {}
+    for protocol in PROTOCOLS:
+        boards[protocol] = board = leaderboard(root, protocol)
+        _write_leaderboard(board, root / 'protocol', protocol)
+        say(f"\n{protocol}:\n{board['table'].to_string()}\n{board['paired'].to_string()}")
+    return boards
+
 # %% ../nbs/23_protocol.ipynb #f3bc3308
 def run_protocol(
     method: str,  # the method's registered name (a plugin's: pass `plugins`)
@@ -534,16 +547,12 @@ def run_protocol(
     try:
         search = protocol_configs(method, size.draws, size.trial_seeds, **size.common)
         _stage('search', search, root, the_plan, workers, executor, plugins, progress, every)
-        choice = recipe_choice(search_frame(search, root))
-        draw = int(choice.loc[ALGORITHMS.key(method), 'draw'])
-        say(f"{method}: recipe = draw {draw} ({choice.loc[ALGORITHMS.key(method), 'top3']})")
+        chosen = recipe_choice(search_frame(search, root)).loc[ALGORITHMS.key(method)]
+        draw = int(chosen['draw'])
+        say(f"{method}: recipe = draw {draw} ({chosen['top3']})")
         mine = recipe_configs({method: draw}, size.fresh_seeds, **size.common)
         _stage('fresh seeds', mine, root, the_plan, workers, executor, plugins, progress, every)
-        out = dict(plan=the_plan, choice=choice.loc[ALGORITHMS.key(method)], boards={})
-        for protocol in PROTOCOLS:
-            out['boards'][protocol] = board = leaderboard(root, protocol)
-            _write_leaderboard(board, root / 'protocol', protocol)
-            say(f"\n{protocol}:\n{board['table'].to_string()}\n{board['paired'].to_string()}")
+        out = dict(plan=the_plan, choice=chosen, boards=_boards(root, say))
         if not size.comparable:
             say(f"\n{size.name} size: {size.what}")
         say(f"tables in {root / 'protocol'}")
