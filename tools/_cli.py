@@ -49,3 +49,28 @@ def executor(args, results: Path):
         return None
     from prism_nb.protocol import executor_from
     return executor_from(args.scheduler, args.slurm, results)
+
+
+def workers_arg(p: argparse.ArgumentParser, what: str = 'papermill workers') -> argparse.ArgumentParser:
+    "Add the optional positional `workers` (a count, default 2) that the run scripts take, to `p`."
+    p.add_argument('workers', nargs='?', type=count, default=2, help=f'{what} of one torch thread')
+    return p
+
+
+def print_plan(stages, results: Path, cost: dict):
+    "One line per stage `(name, configs, workers, threads)`: runs, runs left, CPU hours left by `cost` (s per method)."
+    from prism_nb.config import record_path
+    for name, cfgs, workers, threads in stages:
+        left = [c for c in cfgs if not record_path(c, results).exists()]
+        cpu_h = sum(cost.get(c['method'], 0.0) for c in left) / 3600
+        print(f'{name}: {len(cfgs)} runs, {len(left)} left, about {cpu_h:.1f} CPU hours left '
+              f'({cpu_h / workers:.1f} h wall-clock on {workers} worker(s) of {threads} thread(s))', flush=True)
+
+
+def report_sweep(name: str, out: dict, started: float):
+    "A sweep's closing lines: trained, skipped and failed runs (each failure's last 300 characters)."
+    import time
+    print(f"{name}: {len(out['done'])} trained, {len(out['skipped'])} had records, {len(out['failed'])} failed "
+          f'in {time.time() - started:.0f} s', flush=True)
+    for run_name, err in out['failed']:
+        print(f'  FAILED {run_name}: {err[-300:]}', flush=True)

@@ -11,7 +11,7 @@ x 5,910 / the GFLOP/s of `peak_gflops` at the same thread count. With --prism, P
 encoders, K = 4 views of each window) is timed too, as a multiple of ERM's step. With --out, the rows are
 also written to <out>.md and <out>.csv.
 """
-import argparse, statistics, sys, time
+import statistics, sys, time
 from pathlib import Path
 
 from _cli import count, parser

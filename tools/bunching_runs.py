@@ -16,7 +16,7 @@ seeds:
 import os, sys
 from pathlib import Path
 
-from _cli import count, parser, results_folder
+from _cli import parser, results_folder, workers_arg
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
@@ -25,8 +25,7 @@ VARIANTS = ('no_esamp', 'no_efeat', 'no_views', 'avg')
 
 
 def parse(argv):
-    p = parser(__doc__)
-    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p = workers_arg(parser(__doc__))
     p.add_argument('stop', nargs='?', choices=['mend'], help="mend: stop once the mend's 10 seeds are done")
     return p.parse_args(argv)
 

@@ -18,15 +18,14 @@ it); this script also scores whatever is left at its end.
 import os, sys, time
 from pathlib import Path
 
-from _cli import cluster_options, count, executor, parser, results_folder
+from _cli import cluster_options, executor, parser, print_plan, report_sweep, results_folder, workers_arg
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 
 def parse(argv):
-    p = cluster_options(parser(__doc__))
-    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p = workers_arg(cluster_options(parser(__doc__)))
     p.add_argument('--plan', action='store_true', help='print the queue and its cost; run nothing')
     return p.parse_args(argv)
 
@@ -37,7 +36,6 @@ if __name__ == '__main__':
     results = results_folder('harc_tuned', 'harc_mend', why="the recipes and the mend's r_b are chosen from them")
     import prism_nb  # noqa: F401  (registers harc_fresh and harc_mend)
     from prism_nb.mend import mend_choice, mend_config
-    from prism_nb.config import record_path
     from prism_nb.records import read_records
     from prism_nb.sweep import run_sweep
     from prism_nb.tuning import tuned_frame
@@ -67,21 +65,14 @@ if __name__ == '__main__':
         for c in recipe_configs({m: int(choice.loc[m, 'runner_up']) for m in runner_up_methods(choice, frame)},
                                 seeds=[s])
     ]
-    stages = [('recipes', recipes), ('mend and PRISM defaults', mend), ('runner-ups', runner_ups)]
-    for name, cfgs in stages:
-        left = [c for c in cfgs if not record_path(c, results).exists()]
-        cpu_h = sum(cost.get(c['method'], 0.0) for c in left) / 3600
-        print(f"{name}: {len(cfgs)} runs, {len(left)} left, about {cpu_h:.1f} CPU hours left "
-              f"({cpu_h / workers:.1f} h wall-clock on {workers} workers)", flush=True)
+    stages = [(name, cfgs, workers, 1) for name, cfgs in
+              (('recipes', recipes), ('mend and PRISM defaults', mend), ('runner-ups', runner_ups))]
+    print_plan(stages, results, cost)
     if args.plan:
         sys.exit(0)
     t0 = time.time()
-    out = run_sweep([c for _, cfgs in stages for c in cfgs], workers=workers, threads=1, results_dir=results,
-                    executor=executor(args, results),
-                    progress=False)
-    print(f"{len(out['done'])} trained, {len(out['skipped'])} had records, {len(out['failed'])} failed in "
-          f"{time.time() - t0:.0f} s", flush=True)
-    for name, err in out['failed']:
-        print(f'  FAILED {name}: {err[-300:]}', flush=True)
+    out = run_sweep([c for _, cfgs, _, _ in stages for c in cfgs], workers=workers, threads=1, results_dir=results,
+                    executor=executor(args, results), progress=False)
+    report_sweep('fresh seeds', out, t0)
     import subprocess
     subprocess.run([sys.executable, str(ROOT / 'tools' / 'mend_bursts.py')], check=False)

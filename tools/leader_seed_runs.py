@@ -10,27 +10,25 @@ record exists is skipped, so the same command continues where a stopped one left
    (experiment `harc_fresh_threads2`, the same configs otherwise), one worker at a time.
 
 `--plan` prints each stage's runs and its cost by the search's own measured CPU seconds per run, and runs nothing."""
-import argparse, os, sys, time
+import os, sys, time
 from pathlib import Path
+
+from _cli import count, parser, print_plan, report_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], allow_abbrev=False)
-    p.add_argument('--workers', type=int, default=2, help='papermill workers of one torch thread (stage 1)')
+    p = parser(__doc__)
+    p.add_argument('--workers', type=count, default=2, help='papermill workers of one torch thread (stage 1)')
     p.add_argument('--plan', action='store_true', help='print the queue and its cost; run nothing')
-    a = p.parse_args(argv)
-    if a.workers < 1:
-        p.error(f'--workers must be at least 1, got {a.workers}')
-    return a
+    return p.parse_args(argv)
 
 
 if __name__ == '__main__':
     args = parse(sys.argv[1:])
     import prism_nb  # noqa: F401  (registers harc_fresh)
-    from prism_nb.config import record_path
     from prism_nb.records import read_records
     from prism_nb.sweep import run_sweep
     from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs
@@ -53,17 +51,10 @@ if __name__ == '__main__':
     threads2 = recipe_configs({m: draws[m] for m in ('prism', 'erm')}, seeds=FRESH_SEEDS + LEADER_SEEDS,
                               experiment='harc_fresh_threads2')
     stages = [('leaders at seeds 20-29', leaders, args.workers, 1), ('two torch threads', threads2, 1, 2)]
-    for name, cfgs, workers, threads in stages:
-        left = [c for c in cfgs if not record_path(c, results).exists()]
-        cpu_h = sum(cost.get(c['method'], 0.0) for c in left) / 3600
-        print(f'{name}: {len(cfgs)} runs, {len(left)} left, about {cpu_h:.1f} CPU hours left '
-              f'({cpu_h / workers:.1f} h wall-clock on {workers} worker(s) of {threads} thread(s))', flush=True)
+    print_plan(stages, results, cost)
     if args.plan:
         sys.exit(0)
     for name, cfgs, workers, threads in stages:
         t0 = time.time()
         out = run_sweep(cfgs, workers=workers, threads=threads, results_dir=results, progress=False)
-        print(f"{name}: {len(out['done'])} trained, {len(out['skipped'])} had records, {len(out['failed'])} "
-              f'failed in {time.time() - t0:.0f} s', flush=True)
-        for fname, err in out['failed']:
-            print(f'  FAILED {fname}: {err[-300:]}', flush=True)
+        report_sweep(name, out, t0)

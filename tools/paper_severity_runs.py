@@ -13,7 +13,7 @@ import os, sys, time, traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from _cli import count, parser
+from _cli import parser, workers_arg
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
@@ -42,7 +42,7 @@ def concentration(seed: int):
 
 def parse(argv):
     p = parser(__doc__)
-    p.add_argument('workers', nargs='?', type=count, default=2, help='processes of one torch thread')
+    workers_arg(p, 'processes')
     return p.parse_args(argv)
 
 if __name__ == '__main__':

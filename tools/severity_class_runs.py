@@ -11,15 +11,14 @@ timings of the same configs."""
 import os, sys, time
 from pathlib import Path
 
-from _cli import count, parser, results_folder
+from _cli import parser, report_sweep, results_folder, workers_arg
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 
 def parse(argv):
-    p = parser(__doc__)
-    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p = workers_arg(parser(__doc__))
     return p.parse_args(argv)
 
 
@@ -34,10 +33,7 @@ if __name__ == '__main__':
     t0 = time.time()
     out = run_sweep([make_config(**o) for o in severity_configs(experiment=SEVERITY_MODELS)],
                     workers=workers, threads=1, results_dir=results, progress=False)
-    print(f"severity models: {len(out['done'])} trained, {len(out['skipped'])} had records, "
-          f"{len(out['failed'])} failed in {time.time() - t0:.0f} s", flush=True)
-    for name, err in out['failed']:
-        print(f'  FAILED {name}: {err[-300:]}', flush=True)
+    report_sweep('severity models', out, t0)
     made = severity_class_evaluations(results_dir=results, progress=False)
     print(f"per-class severity records: {len(made['made'])} made or read, "
           f"{len(made['missing'])} missing: {made['missing']}", flush=True)

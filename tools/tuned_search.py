@@ -12,15 +12,14 @@ results/checkpoints/harc_tuned/; each run scores its model under both HAR-C prot
 import os, sys, time
 from pathlib import Path
 
-from _cli import cluster_options, count, executor, parser, results_folder
+from _cli import cluster_options, count, executor, parser, report_sweep, results_folder, workers_arg
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
 
 
 def parse(argv):
-    p = cluster_options(parser(__doc__))
-    p.add_argument('workers', nargs='?', type=count, default=2, help='papermill workers of one torch thread')
+    p = workers_arg(cluster_options(parser(__doc__)))
     p.add_argument('last_draw', nargs='?', type=count, default=9, help='search draws 1..last_draw (draw 0: the defaults)')
     return p.parse_args(argv)
 
@@ -43,7 +42,4 @@ if __name__ == '__main__':
     t0 = time.time()
     out = run_sweep(queue, workers=workers, threads=1, results_dir=results,
                     executor=executor(args, results), progress=False)
-    print(f"draws 1-{last}: {len(out['done'])} trained, {len(out['skipped'])} had records, "
-          f"{len(out['failed'])} failed in {time.time() - t0:.0f} s", flush=True)
-    for name, err in out['failed']:
-        print(f'  FAILED {name}: {err[-300:]}', flush=True)
+    report_sweep(f'draws 1-{last}', out, t0)
