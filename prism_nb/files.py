@@ -33,8 +33,14 @@ def sha256_bytes(b: bytes) -> str:
     "Hex sha256 of bytes."
     return hashlib.sha256(b).hexdigest()
 
-# %% ../nbs/00b_files.ipynb #c543247e
-def _check_regular(st: os.stat_result, path, max_bytes: int, what: str, error):
+# %% ../nbs/00b_files.ipynb #12ff7014
+def _check_regular(
+    st: os.stat_result,  # what `os.stat` or `os.fstat` says of the file
+    path,  # the file, for the error
+    max_bytes: int,  # the largest size accepted
+    what: str,  # what the file is, for the error
+    error,  # the exception class raised
+):
     "Raise `error` naming `path` unless `st` is a regular file of at most `max_bytes`."
     if not stat.S_ISREG(st.st_mode):
         raise error(
@@ -47,7 +53,7 @@ def _check_regular(st: os.stat_result, path, max_bytes: int, what: str, error):
             "refused without reading it"
         )
 
-
+# %% ../nbs/00b_files.ipynb #c543247e
 def open_regular(
     path,  # the file to read
     max_bytes: int,  # the largest size accepted
@@ -66,7 +72,7 @@ def open_regular(
         os.close(fd)
         raise
 
-# %% ../nbs/00b_files.ipynb #a84dcffe
+# %% ../nbs/00b_files.ipynb #057bae97
 def _umask() -> int:
     "The process umask."
     # os.umask can only read the mask by setting it, which races with other threads creating
@@ -81,8 +87,12 @@ def _umask() -> int:
     os.umask(old)
     return old
 
-
-def atomic_write(path, write_fn, suffix: str = '') -> Path:
+# %% ../nbs/00b_files.ipynb #a84dcffe
+def atomic_write(
+    path,  # the file to write
+    write_fn,  # called with the temporary file's path; writes the content there
+    suffix: str = '',  # the temporary file's suffix (default '.tmp')
+) -> Path:
     "Call `write_fn(tmp_path)`, rename it into `path` with open()'s mode; nothing left on failure."
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,6 +110,19 @@ def atomic_write(path, write_fn, suffix: str = '') -> Path:
         raise
     return path
 
+# %% ../nbs/00b_files.ipynb #e9608840
+def _json_default(o):
+    "`o` as a JSON value: numpy/torch numbers and arrays as numbers and lists, a path as a string."
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, (np.ndarray, torch.Tensor)):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serializable: {type(o)}")
+
 # %% ../nbs/00b_files.ipynb #d8a56cdc
 def atomic_write_json(path, obj) -> Path:
     "Write `obj` as indented JSON to `path` atomically."
@@ -115,18 +138,6 @@ def atomic_write_json(path, obj) -> Path:
 def json_ready(obj):
     "`obj` as read back from JSON (numpy/torch numbers as Python numbers, tuples as lists)."
     return json.loads(json.dumps(obj, default=_json_default))
-
-
-def _json_default(o):
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o)
-    if isinstance(o, (np.ndarray, torch.Tensor)):
-        return o.tolist()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serializable: {type(o)}")
 
 # %% ../nbs/00b_files.ipynb #88c77d6e
 MIN_FREE_BYTES = 256 * 2**20  # free space a step needs where it writes (HAR-C's cache: 47 MB)
