@@ -86,9 +86,64 @@ def task_of(cfg: dict) -> Task:
     "A config's task: all tasks but HAR-C name themselves in `dataset`; HAR-C configs have none."
     return get_task(cfg.get('dataset', 'harc'))
 
+# %% ../nbs/07_config.ipynb #5eee4d5d
+def _loading(depth: int = 2) -> tuple:
+    "(task, config) of the registered task whose loader runs up the stack; (None, None) if none."
+    loaders = {}
+    for task in list(TASKS._entries.values()):  # registered ones: no plugin imported for an error
+        fn = getattr(task.load, 'func', task.load)  # a functools.partial names its function
+        loaders.setdefault(getattr(fn, '__code__', None), task)
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_code not in loaders:
+        frame = frame.f_back
+    if frame is None:
+        return None, None
+    code = frame.f_code
+    cfg = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+    task = loaders[code]
+    if isinstance(cfg, dict):  # the config's own task, where several share the loader
+        task = TASKS._entries.get(cfg.get('dataset', 'harc'), task)
+    return task, cfg
+
+# %% ../nbs/07_config.ipynb #ac7d5c02
+def _split_named(
+    cfg,  # the loader's config (None: not known)
+    seed: int,  # the seed `observe` was given
+    condition: str,  # the condition `observe` was given
+) -> str:
+    "The split a loader drew `seed` for, as the runner names it ('' if not known)."
+    if not isinstance(cfg, dict) or not isinstance(cfg.get('seed'), int):
+        return ''
+    names = {derive_seed(cfg['seed'], 'masks', 'train'): 'source training windows (train)',
+             derive_seed(cfg['seed'], 'masks', 'val'): 'source validation windows (val)',
+             derive_seed(cfg['seed'], 'masks', 'test', condition): f'test set {condition!r}'}
+    return names.get(seed, '')
+
+# %% ../nbs/07_config.ipynb #670b2fac
+def _mask_misfit(
+    x: ISMTS,  # the windows `observe` was given
+    condition: str,
+    seed: int,
+) -> str:
+    "Why `x` cannot be observed: its mask (m) and values (v) differ in shape ('' if they agree)."
+    m, v = (tuple(getattr(a, 'shape', ())) for a in (x.m, x.v))
+    if m == v:
+        return ''
+    task, cfg = _loading(3)
+    where = f"task {task.name}: " if task is not None else ''
+    part = _split_named(cfg, seed, condition) or 'the windows'
+    axes = ('windows', 'steps', 'channels')
+    diff = [f"{a} {axis} in its mask (m), {b} in its values (v)"
+            for axis, a, b in zip(axes, m, v) if a != b] if len(m) == len(v) == 3 else []
+    return (f"{where}{part} given to observe: {'; '.join(diff) or 'another shape'} (shapes {m} "
+            f"and {v}): the task's loader built the mask with the wrong length, before condition "
+            f"{condition!r} drew anything")
+
 # %% ../nbs/07_config.ipynb #2e57d449
 def observe(x: ISMTS, condition: str, rate: float, seed: int) -> ISMTS:
     "Windows `x` under `condition` at budget `rate`, drawn from `seed` inside what `x` observes."
+    if why := _mask_misfit(x, condition, seed):
+        raise ValueError(why)
     m = condition_masks_within(condition, x.m, rate=rate, seed=seed, values=x.v)
     return x.with_mask(m, f"condition {condition}'s masks")
 

@@ -335,3 +335,46 @@ def test_a_full_disk_under_the_cache_is_named_before_the_data_are_built(tmp_path
 def test_a_render_on_a_nearly_full_disk_is_refused_in_its_first_cell(tmp_path, nearly_full):
     raised(lambda: render_folders(tmp_path / 'out' / 'tables', tmp_path / 'out' / 'figures'), ConfigError,
            'tables_dir', str(tmp_path / 'out' / 'tables'), '10 MiB free')
+
+
+# --- 6. a task's own mask of the wrong length (case 1 of the rest) ------------------------------
+
+from prism_nb.config import TASKS, Task, TaskData, observe, observe_tests
+from prism_nb.core import ISMTS, derive_seed
+
+L_OWN, SHORT = 32, 4  # the task's windows: 32 steps; the faulty mask: 4 fewer
+
+
+def _own_windows(n: int, cut: int = 0) -> ISMTS:
+    "`n` windows of 32 steps and 2 channels, two classes and two domains; their mask `cut` steps short."
+    v = torch.randn(n, L_OWN, 2)
+    t = torch.linspace(0, 1, L_OWN).expand(n, L_OWN).contiguous()
+    return ISMTS(v, torch.ones(n, L_OWN - cut, 2), t, torch.arange(n) % 2, torch.arange(n) % 2)
+
+
+def _own_mask_task(name: str, short: str) -> Task:
+    "A task whose loader builds the `short` split ('train', 'val' or 'test') with a mask 4 steps short."
+    def load(cfg):
+        seed, rate = cfg['seed'], cfg['rate']
+        train, val, test = (_own_windows(16, SHORT if short == part else 0) for part in ('train', 'val', 'test'))
+        return TaskData(train=observe(train, 'Random', rate, derive_seed(seed, 'masks', 'train')),
+                        val=observe(val, 'Random', rate, derive_seed(seed, 'masks', 'val')),
+                        tests=observe_tests(test, ('Random',), rate, seed),
+                        info=dict(n_classes=2, n_domains=2, n_features=2, seq_len=L_OWN))
+    return Task(name=name, display=f'Own mask {short}', defaults=dict(rate=0.5), check=lambda cfg: None,
+                load=load, evaluate=lambda algo, data, cfg: dict(metrics={'Random': 50.0}),
+                record_stem=lambda cfg: ((), f"{cfg['method']}_s{cfg['seed']}"), conditions=('Random',))
+
+
+@pytest.mark.parametrize('short,part', [('train', 'source training windows (train)'),
+                                        ('val', 'source validation windows (val)'),
+                                        ('test', "test set 'Random'")])
+def test_a_task_whose_own_mask_has_the_wrong_length_is_named_not_the_condition(tmp_path, short, part):
+    from prism_nb.experiment import run
+    name = f'ownmask{short}'
+    with TASKS.temporary(name, _own_mask_task(name, short)):
+        msg = raised(lambda: run(dict(dataset=name, method='erm', epochs=1), results_dir=tmp_path / 'r',
+                                 progress=False),
+                     ValueError, f'task {name}', part, 'mask (m)', f'{L_OWN - SHORT} steps', f'{L_OWN} in its values (v)')
+    assert "condition Random's masks" not in msg  # the condition drew nothing wrong
+    assert not [p for p in files_under(tmp_path) if p.endswith(('.json', '.pt'))]  # before any training
