@@ -378,3 +378,41 @@ def test_a_task_whose_own_mask_has_the_wrong_length_is_named_not_the_condition(t
                      ValueError, f'task {name}', part, 'mask (m)', f'{L_OWN - SHORT} steps', f'{L_OWN} in its values (v)')
     assert "condition Random's masks" not in msg  # the condition drew nothing wrong
     assert not [p for p in files_under(tmp_path) if p.endswith(('.json', '.pt'))]  # before any training
+
+
+# --- 7. the results page reads its tables through read_table (case 2 of the rest) ----------------
+
+import ast, re
+
+PAGE = ROOT / 'nbs' / 'results.ipynb'
+SPEED_CELL = '3b6c1f1f'  # the Speed paragraph: tables/bench.csv and tables/bench_rewrite.csv
+
+
+def page_cells() -> dict:
+    "The results page's cells by id."
+    return {c.get('id'): c for c in json.loads(PAGE.read_text())['cells']}
+
+
+def page_show(shown: list):
+    "The page's own `show` (its first cell), the Markdown it displays appended to `shown`."
+    first = ''.join(page_cells()['01012b86']['source'])
+    tree = ast.parse(first)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == 'show')
+    ns = dict(re=re, display=shown.append, Markdown=lambda text: text)
+    exec(ast.get_source_segment(first, fn), ns)
+    return ns['show']
+
+
+def test_the_results_page_reads_no_table_with_pandas_read_csv():
+    "Every table the page reads goes through the project's reader (bounded, a regular file inside tables/)."
+    raw = [i for i, c in page_cells().items() if c['cell_type'] == 'code' and 'read_csv(' in ''.join(c['source'])]
+    assert raw == [], f'cells reading a table with pd.read_csv: {raw}'
+
+
+def test_the_speed_paragraph_reads_the_bench_tables_through_read_table_and_says_what_it_said(monkeypatch):
+    cell = page_cells()[SPEED_CELL]
+    read, shown, real = [], [], report.read_table
+    monkeypatch.setattr(report, 'read_table', lambda name, *a, **k: read.append(name) or real(name, *a, **k))
+    exec(''.join(cell['source']), dict(pd=pd, show=page_show(shown)))
+    assert read == ['bench', 'bench_rewrite']
+    assert shown == [''.join(cell['outputs'][0]['data']['text/markdown'])]  # the rendered page, unchanged
