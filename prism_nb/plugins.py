@@ -20,11 +20,14 @@ _ENTRY_POINTS: dict = {}
 class PluginError(ImportError):
     "A plugin that cannot be found or imported."
 
-# %% ../nbs/00d_plugins.ipynb #fdab5234
-def _is_path(spec: str) -> bool:
+# %% ../nbs/00d_plugins.ipynb #490f2e5f
+def _is_path(
+    spec: str,  # a plugin as the user named it
+) -> bool:
+    "Whether `spec` names a file or folder rather than a module."
     return spec.endswith('.py') or os.sep in spec or spec.startswith('~')
 
-
+# %% ../nbs/00d_plugins.ipynb #8d9cecfa
 def _plugin_path(
     spec: str,  # a plugin given as a path
 ) -> str:
@@ -41,7 +44,7 @@ def _plugin_path(
             )
     return str(p.resolve())
 
-
+# %% ../nbs/00d_plugins.ipynb #fdab5234
 def plugin_specs(plugins) -> list:
     "Plugins as a list: None, a name or path, a comma-separated string (`-p plugins a,b`), a list."
     if plugins is None:
