@@ -42,7 +42,7 @@ def budget_steps(
         raise ValueError(f"budget of floor({L}*{rate}) = 0 steps: nothing would be observed")
     return steps
 
-# %% ../nbs/02_sampling.ipynb #f5efaa9c
+# %% ../nbs/02_sampling.ipynb #8a4426bc
 def _ranks(key: torch.Tensor, backend: str | None = None) -> torch.Tensor:
     "Rank of each entry of `key` along the last axis (0 = smallest)."
     backend = backend or ('numpy' if key.device.type == 'cpu' else 'torch')
@@ -55,7 +55,7 @@ def _ranks(key: torch.Tensor, backend: str | None = None) -> torch.Tensor:
     pos = torch.arange(key.shape[-1], device=key.device).expand_as(idx)
     return torch.empty_like(idx).scatter_(-1, idx, pos)
 
-
+# %% ../nbs/02_sampling.ipynb #f5efaa9c
 def random_choice_mask(
     counts,  # positions to pick per row: int or LongTensor [...]
     size: int,  # positions per row
@@ -99,7 +99,7 @@ def is_synchronized(
     "Bool [n]: at every step of the window either all channels or none are observed."
     return (m.amax(-1) == m.amin(-1)).all(-1)
 
-# %% ../nbs/02_sampling.ipynb #889b7ba8
+# %% ../nbs/02_sampling.ipynb #d76dcba0
 CONDITIONS = Registry(
     'condition'
 )  # name -> fn(n, L, D, steps, g) -> mask [n,L,D] (`Registry`, 00_core)
@@ -107,7 +107,7 @@ BUILTIN_CONDITIONS: set = (
     CONDITIONS.builtin
 )  # the package's own conditions, frozen once they are defined
 
-
+# %% ../nbs/02_sampling.ipynb #889b7ba8
 def register_condition(
     name: str,  # name used in tables and by `condition_masks`
     replace: bool = False,  # replace your own condition registered before (not a built-in)
@@ -122,11 +122,6 @@ def register_condition(
         return fn
 
     return deco
-
-
-def _sync(keep_steps: torch.Tensor, D: int) -> torch.Tensor:
-    "Masks [n,L,D] observing all D channels at the kept steps [n,L]."
-    return keep_steps.unsqueeze(-1).float().expand(-1, -1, D).contiguous()
 
 # %% ../nbs/02_sampling.ipynb #e761a26e
 PROBE_WINDOWS = 4  # windows of HAR-C's shape (128 steps x 6 channels) a new condition is probed on
@@ -248,6 +243,14 @@ def _register_checked(name, fn, replace: bool, module: str, sees: bool):
         check_deterministic(name, fn, sees)
     return CONDITIONS.register(name, fn, replace, module=module)
 
+# %% ../nbs/02_sampling.ipynb #47a81dca
+def _sync(
+    keep_steps: torch.Tensor,  # bool [n,L]: the steps each window keeps
+    D: int,  # channels
+) -> torch.Tensor:
+    "Masks [n,L,D] observing all D channels at the kept steps [n,L]."
+    return keep_steps.unsqueeze(-1).float().expand(-1, -1, D).contiguous()
+
 # %% ../nbs/02_sampling.ipynb #456187c8
 @register_condition('Random')
 def random_condition(n, L, D, steps, g):
@@ -350,8 +353,14 @@ def concentrated_steps(
     rank = _ranks(torch.rand(len(start), L, generator=g) + 2.0 * ~inside)
     return (rank < k_in) | ((rank >= width) & (rank < width + k_out))
 
-
-def _concentrated(n, L, D, steps, g, where, concentration=CONCENTRATION, width=REGION_WIDTH):
+# %% ../nbs/02_sampling.ipynb #3f7f9667
+def _concentrated(
+    n, L, D, steps, g,  # a condition's arguments
+    where: str,  # 'first', 'last' or 'mid'
+    concentration: float = CONCENTRATION,  # share of steps inside the region
+    width: float = REGION_WIDTH,  # region width as a share of L
+):
+    "Synchronized masks [n,L,D], `concentration` of their steps inside the `where` region."
     a, b = concentration_region(where, L, width)
     return _sync(concentrated_steps(torch.full((n,), a), L, steps, b - a, concentration, g), D)
 
@@ -507,7 +516,7 @@ PAPER_SEVERITY_CONDITIONS = ['Random', 'Regular'] + list(
     PAPER_SEVERITY_NAMES.values()
 )  # harc_ps's test conditions, paper order
 
-# %% ../nbs/02_sampling.ipynb #17ebb742
+# %% ../nbs/02_sampling.ipynb #5bf083cc
 HARC_CONDITIONS = [
     'Random',
     'Regular',
@@ -520,7 +529,7 @@ HARC_CONDITIONS = [
 ]  # paper order; Random is the source
 CONDITIONS.freeze()  # every condition above is built in
 
-
+# %% ../nbs/02_sampling.ipynb #17ebb742
 def check_budget(
     m: torch.Tensor,  # masks [n,L,D]
     steps: int,  # budget steps per channel
@@ -544,6 +553,21 @@ def check_budget(
         )
     return m
 
+# %% ../nbs/02_sampling.ipynb #97c8f452
+class _SignalCondition:
+    "A condition `fn(v, m, steps, g)` as the registry holds it: marked as one that sees the values."
+
+    sees_values = True  # what `condition_masks` asks before it draws
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        # what the registry tells definitions apart by: a plain condition's function registered as
+        # one that sees the values is another definition (a built-in's name stays refused)
+        self.__qualname__ = f"{getattr(fn, '__qualname__', type(fn).__qualname__)} (sees values)"
+
+    def __call__(self, v, m, steps, g):
+        return self.__wrapped__(v, m, steps, g)
+
 # %% ../nbs/02_sampling.ipynb #0b8e5c66
 def register_signal_condition(
     name: str,  # name used in tables and by `condition_masks`
@@ -560,22 +584,7 @@ def register_signal_condition(
 
     return deco
 
-
-class _SignalCondition:
-    "A condition `fn(v, m, steps, g)` as the registry holds it: marked as one that sees the values."
-
-    sees_values = True  # what `condition_masks` asks before it draws
-
-    def __init__(self, fn):
-        functools.update_wrapper(self, fn)
-        # what the registry tells definitions apart by: a plain condition's function registered as
-        # one that sees the values is another definition (a built-in's name stays refused)
-        self.__qualname__ = f"{getattr(fn, '__qualname__', type(fn).__qualname__)} (sees values)"
-
-    def __call__(self, v, m, steps, g):
-        return self.__wrapped__(v, m, steps, g)
-
-
+# %% ../nbs/02_sampling.ipynb #86af7e4e
 def sees_values(name: str) -> bool:
     "Whether the condition `name` draws its masks from the window's values."
     return bool(getattr(CONDITIONS[name], 'sees_values', False))
@@ -662,6 +671,28 @@ def watching(
     finally:
         done.set()
 
+# %% ../nbs/02_sampling.ipynb #82e362cc
+def _signal_values(
+    name: str,  # the condition, one that draws its masks from the signal
+    values,  # the windows' values as the caller passed them
+    shape: tuple,  # the shape they must have, (n, L, D)
+) -> torch.Tensor:
+    "A float32 CPU copy of `values` for condition `name`; ValueError unless finite, of `shape`."
+    if values is not None and not torch.is_tensor(values):
+        raise ValueError(
+            f"{name} draws its masks from the signal: values must be a torch tensor, got "
+            f"{kind_of(values)}"
+        )
+    if values is None or tuple(values.shape) != shape:
+        raise ValueError(
+            f"{name} draws its masks from the signal: pass values=[n,L,D]={list(shape)}, got "
+            f"{None if values is None else list(values.shape)}"
+        )
+    if not bool(torch.isfinite(values).all()):
+        raise ValueError(f"{name} draws its masks from the signal: values must be finite")
+    # a copy: writing into it changes neither the caller's windows nor later conditions
+    return values.detach().to('cpu', torch.float32, copy=True)
+
 # %% ../nbs/02_sampling.ipynb #69859545
 def condition_masks(
     name: str,  # condition name, a key of `CONDITIONS`
@@ -682,25 +713,11 @@ def condition_masks(
     steps = budget_steps(L, rate)
     g = torch.Generator().manual_seed(derive_seed(seed, 'condition', name))
     if sees_values(name):
-        if values is not None and not torch.is_tensor(values):
-            raise ValueError(
-                f"{name} draws its masks from the signal: values must be a torch tensor, got "
-                f"{kind_of(values)}"
-            )
-        if values is None or tuple(values.shape) != (n, L, D):
-            raise ValueError(
-                f"{name} draws its masks from the signal: pass values=[n,L,D]={[n, L, D]}, got "
-                f"{None if values is None else list(values.shape)}"
-            )
-        if not bool(torch.isfinite(values).all()):
-            raise ValueError(f"{name} draws its masks from the signal: values must be finite")
-        # copies: writing into them changes neither the caller's windows nor later conditions
-        v = values.detach().to('cpu', torch.float32, copy=True)
-        with watching(name, n):
-            m = CONDITIONS[name](v, torch.ones(n, L, D), steps, g)
+        args = (_signal_values(name, values, (n, L, D)), torch.ones(n, L, D))
     else:
-        with watching(name, n):
-            m = CONDITIONS[name](n, L, D, steps, g)
+        args = (n, L, D)
+    with watching(name, n):
+        m = CONDITIONS[name](*args, steps, g)
     if not torch.is_tensor(m):
         raise ValueError(f"{name}: a condition must return masks [n,L,D], got {kind_of(m)}")
     if tuple(m.shape) != (n, L, D):
@@ -969,14 +986,17 @@ def empirical_rho(y, pattern) -> float:
     "Share of windows whose pattern equals their label."
     return (torch.as_tensor(y) == torch.as_tensor(pattern)).float().mean().item()
 
-# %% ../nbs/02_sampling.ipynb #b4a32f57
-def _long(*xs):
+# %% ../nbs/02_sampling.ipynb #81494a84
+def _long(
+    *xs,  # predictions, labels, patterns: tensors, arrays or lists
+) -> list:
+    "Each of `xs` as a flat long tensor; ValueError when their lengths differ."
     xs = [torch.as_tensor(x).long().flatten() for x in xs]
     if len({len(x) for x in xs}) != 1:
         raise ValueError(f"lengths differ: {[len(x) for x in xs]}")
     return xs
 
-
+# %% ../nbs/02_sampling.ipynb #b4a32f57
 def mask_following_rate(
     pred,  # predicted classes [n]
     y,  # labels [n]
@@ -1035,13 +1055,17 @@ def environment_ids(
     env_of[order] = torch.arange(len(vols)) % n_envs
     return env_of[torch.searchsorted(vols, domains)]
 
-# %% ../nbs/02_sampling.ipynb #034cff67
-def _capped_count(p, r, size):
+# %% ../nbs/02_sampling.ipynb #c5e203e7
+def _capped_count(
+    p: torch.Tensor,  # shares drawn, in [0, r]
+    r: float,  # the largest share
+    size,  # what the share is of: L, D, or the observed steps per window
+) -> torch.Tensor:
     "round(p*size), never above floor(r*size)."
     size = torch.as_tensor(size, dtype=torch.float32, device=p.device)
     return torch.minimum(torch.round(p * size), torch.floor(r * size + 1e-6)).long()
 
-
+# %% ../nbs/02_sampling.ipynb #034cff67
 def augment_mask(
     m: torch.Tensor,  # masks [..., L, D]
     r_t: float,  # largest share of time steps to hide, in [0, 1]
@@ -1072,7 +1096,7 @@ def augment_mask(
     )
     return (mm * ~hide).reshape(m.shape)
 
-# %% ../nbs/02_sampling.ipynb #2de1562f
+# %% ../nbs/02_sampling.ipynb #30bb217f
 def _stretch_mask(
     m: torch.Tensor,  # masks [..., L, D]
     r: float,  # largest share of the window to hide, in [0, 1]
@@ -1097,7 +1121,7 @@ def _stretch_mask(
     run = (step >= start[:, None]) & (step < (start + width)[:, None])
     return (mm * (run if keep else ~run).unsqueeze(-1)).reshape(m.shape)
 
-
+# %% ../nbs/02_sampling.ipynb #2de1562f
 def span_mask(
     m: torch.Tensor,  # masks [..., L, D]
     r_s: float,  # largest share of the window to hide as one contiguous stretch, in [0, 1]
@@ -1105,7 +1129,6 @@ def span_mask(
 ) -> torch.Tensor:
     "Hide one run of round(U(0,r_s)*L) consecutive steps (all features) per window, start uniform."
     return _stretch_mask(m, r_s, g, 'r_s', keep=False)
-
 
 # %% ../nbs/02_sampling.ipynb #b22a8ebc
 def bunch_mask(
