@@ -77,6 +77,21 @@ CNN_SIZES = {
     'L': dict(widths=(64, 128, 256, 256), kernel=9),
 }
 
+# %% ../nbs/03_backbones.ipynb #2ca38b43
+def _conv_block(
+    channels: int,  # input channels
+    width: int,  # output channels
+    kernel: int,  # convolution kernel size (odd: the padding keeps the length)
+) -> list:
+    "The layers of one CNN block: conv (no bias), batch norm, ReLU, max-pool halving the length."
+    # no conv bias: batch norm right after it has its own shift
+    return [
+        nn.Conv1d(channels, width, kernel, padding=kernel // 2, bias=False),
+        nn.BatchNorm1d(width),
+        nn.ReLU(),
+        nn.MaxPool1d(2, ceil_mode=True),
+    ]
+
 # %% ../nbs/03_backbones.ipynb #e2f57528
 class CNN(nn.Module):
     "1-D CNN over zero-imputed values and the mask, `[v*m ; m]`, with a 256-d bottleneck."
@@ -95,13 +110,7 @@ class CNN(nn.Module):
         self.n_features, self.size, self.out_dim = n_features, size, out_dim
         blocks, channels, length = [], 2 * n_features, seq_len
         for width in spec['widths']:
-            # no conv bias: batch norm right after it has its own shift
-            blocks += [
-                nn.Conv1d(channels, width, spec['kernel'], padding=spec['kernel'] // 2, bias=False),
-                nn.BatchNorm1d(width),
-                nn.ReLU(),
-                nn.MaxPool1d(2, ceil_mode=True),
-            ]
+            blocks += _conv_block(channels, width, spec['kernel'])
             channels, length = width, math.ceil(length / 2)
         self.blocks = nn.Sequential(*blocks)
         self.resize = nn.AdaptiveAvgPool1d(length)
@@ -109,13 +118,16 @@ class CNN(nn.Module):
             nn.Flatten(), nn.Linear(channels * length, out_dim), nn.ReLU()
         )
 
-    def forward(self, v, m, t):
-        check_input(v, m, t, self.n_features)
-        x = torch.cat([v * m, m], -1).transpose(1, 2)  # [B, 2D, L]
-        h = self.blocks(x)
-        # at the length it was built for the pooling is an identity, and skipping it matters on a
-        # GPU: its backward has no deterministic CUDA kernel
-        return self.bottleneck(h if h.shape[-1] == self.resize.output_size else self.resize(h))
+# %% ../nbs/03_backbones.ipynb #2de8f8a8
+@patch
+def forward(self: CNN, v, m, t):
+    "z [B, out_dim] from the zero-imputed values and the mask."
+    check_input(v, m, t, self.n_features)
+    x = torch.cat([v * m, m], -1).transpose(1, 2)  # [B, 2D, L]
+    h = self.blocks(x)
+    # at the length it was built for the pooling is an identity, and skipping it matters on a
+    # GPU: its backward has no deterministic CUDA kernel
+    return self.bottleneck(h if h.shape[-1] == self.resize.output_size else self.resize(h))
 
 # %% ../nbs/03_backbones.ipynb #0aa622cf
 def observed_set(
@@ -221,9 +233,15 @@ class LearnedTimeEmbedding(nn.Module):
             )
             self.periodic.bias.uniform_(0, 2 * math.pi)
 
-    def forward(self, tau):  # times [...] -> [..., dim]
-        tau = tau[..., None]
-        return torch.cat([self.linear(tau), torch.sin(self.periodic(tau))], -1)
+# %% ../nbs/03_backbones.ipynb #1bb22032
+@patch
+def forward(
+    self: LearnedTimeEmbedding,
+    tau: torch.Tensor,  # times, any shape [...]
+) -> torch.Tensor:
+    "The embedding [..., dim]: the linear unit, then the periodic ones."
+    tau = tau[..., None]
+    return torch.cat([self.linear(tau), torch.sin(self.periodic(tau))], -1)
 
 # %% ../nbs/03_backbones.ipynb #bb61d2fe
 class mTAND(nn.Module):
@@ -250,13 +268,6 @@ class mTAND(nn.Module):
         self.key = nn.Linear(time_dim, heads * key_dim)
         self.mix = nn.Sequential(nn.Linear(heads * 2 * n_features, hidden), nn.ReLU())
         self.gru = nn.GRU(hidden, out_dim // 2, batch_first=True, bidirectional=True)
-
-    def forward(self, v, m, t):
-        check_input(v, m, t, self.n_features)
-        values, density = self.attend(v, m, t)
-        x = torch.cat([values, density], -1).permute(0, 2, 1, 3).flatten(2)  # [B,R,H*2D]
-        _, h_last = self.gru(self.mix(x))  # [2,B,out_dim/2]
-        return torch.cat([h_last[0], h_last[1]], -1)
 
 # %% ../nbs/03_backbones.ipynb #92e673df
 def _attend_each_feature(
@@ -299,6 +310,16 @@ def attend(self: mTAND, v, m, t):
         values = _attend_each_feature(scores, v, m)
     return values, density
 
+# %% ../nbs/03_backbones.ipynb #b0778d19
+@patch
+def forward(self: mTAND, v, m, t):
+    "z [B, out_dim]: the bidirectional GRU's last states over the interpolated reference points."
+    check_input(v, m, t, self.n_features)
+    values, density = self.attend(v, m, t)
+    x = torch.cat([values, density], -1).permute(0, 2, 1, 3).flatten(2)  # [B,R,H*2D]
+    _, h_last = self.gru(self.mix(x))  # [2,B,out_dim/2]
+    return torch.cat([h_last[0], h_last[1]], -1)
+
 # %% ../nbs/03_backbones.ipynb #650b6769
 def time_since_observed(
     m: torch.Tensor,  # observation mask [B,L,D]
@@ -335,6 +356,33 @@ def _gru_steps(
         torch.add((hd[l] - n[l]) * rz[l, :, H:], n[l], out=hs[l + 1])
     return hs, hd, gh, rz, n
 
+# %% ../nbs/03_backbones.ipynb #9bc840ef
+def _gru_backward(
+    dh: torch.Tensor,  # gradient of the last state [B,H]
+    decay, w_hh, hs, hd, gh, rz, n,  # the decay, the hidden-side weights, what `_gru_steps` saved
+    needs: tuple,  # which of (gi, decay, w_hh, b_hh) need a gradient
+) -> tuple:
+    "Gradients of (gi, decay, w_hh, b_hh): backpropagation through time over the saved gates."
+    L, B, H = n.shape
+    dgh = dh.new_empty(L, B, 3 * H)  # gradients of the hidden-side pre-activations, (r, z, n)
+    # n's input side differs from its hidden side: r does not scale it
+    dgi_n = dh.new_empty(L, B, H)
+    dhd = dh.new_empty(L, B, H)
+    for l in range(L - 1, -1, -1):
+        r, z, nl = rz[l, :, :H], rz[l, :, H:], n[l]
+        torch.mul(dh * (1 - z), 1 - nl * nl, out=dgi_n[l])
+        torch.mul(dgi_n[l] * gh[l, :, 2 * H :], r * (1 - r), out=dgh[l, :, :H])
+        torch.mul(dh * (hd[l] - nl), z * (1 - z), out=dgh[l, :, H : 2 * H])
+        torch.mul(dgi_n[l], r, out=dgh[l, :, 2 * H :])
+        torch.addmm(dh * z, dgh[l], w_hh, out=dhd[l])
+        dh = dhd[l] if decay is None else dhd[l] * decay[l]
+    flat = dgh.view(L * B, 3 * H)
+    dw = flat.t() @ hd.reshape(L * B, H) if needs[2] else None
+    db = flat.sum(0)
+    dgh[..., 2 * H :] = dgi_n  # now the input side's gradient
+    ddecay = dhd * hs[:-1] if needs[1] else None
+    return dgh, ddecay, dw, db
+
 # %% ../nbs/03_backbones.ipynb #a61b63db
 class _GRURecurrence(torch.autograd.Function):
     "Hidden side of a GRU over all steps from h=0, with backpropagation through time written out."
@@ -349,25 +397,7 @@ class _GRURecurrence(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, dh):
         decay, w_hh, hs, hd, gh, rz, n = ctx.saved_tensors
-        L, B, H = n.shape
-        dgh = dh.new_empty(L, B, 3 * H)  # gradients of the hidden-side pre-activations, (r, z, n)
-        # n's input side differs from its hidden side: r does not scale it
-        dgi_n = dh.new_empty(L, B, H)
-        dhd = dh.new_empty(L, B, H)
-        for l in range(L - 1, -1, -1):
-            r, z, nl = rz[l, :, :H], rz[l, :, H:], n[l]
-            torch.mul(dh * (1 - z), 1 - nl * nl, out=dgi_n[l])
-            torch.mul(dgi_n[l] * gh[l, :, 2 * H :], r * (1 - r), out=dgh[l, :, :H])
-            torch.mul(dh * (hd[l] - nl), z * (1 - z), out=dgh[l, :, H : 2 * H])
-            torch.mul(dgi_n[l], r, out=dgh[l, :, 2 * H :])
-            torch.addmm(dh * z, dgh[l], w_hh, out=dhd[l])
-            dh = dhd[l] if decay is None else dhd[l] * decay[l]
-        flat = dgh.view(L * B, 3 * H)
-        dw = flat.t() @ hd.reshape(L * B, H) if ctx.needs_input_grad[2] else None
-        db = flat.sum(0)
-        dgh[..., 2 * H :] = dgi_n  # now the input side's gradient
-        ddecay = dhd * hs[:-1] if ctx.needs_input_grad[1] else None
-        return dgh, ddecay, dw, db
+        return _gru_backward(dh, decay, w_hh, hs, hd, gh, rz, n, ctx.needs_input_grad)
 
 # %% ../nbs/03_backbones.ipynb #6ce698a0
 def gru_recurrence(
