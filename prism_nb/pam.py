@@ -17,7 +17,7 @@ from .clinical import observed_stats
 from .clinical import standardize
 
 # %% auto #0
-__all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_LABELS_NPZ', 'PAM_FIGSHARE', 'RAINDROP_PAM_SHA256',
+__all__ = ['PAM_N_CLASSES', 'PAM_HZ', 'PAM_FRACTIONS', 'PAM_FIGSHARE', 'PAM_LABELS_NPZ', 'RAINDROP_PAM_SHA256',
            'read_pam_labels_and_splits', 'pam_statistics', 'read_npy', 'read_raindrop_pam', 'load_pam',
            'write_raindrop_pam', 'make_pam_fixture', 'pam_split', 'fixed_sensor_set', 'sensors_out']
 
@@ -31,10 +31,12 @@ PAM_FRACTIONS = (
     0.4,
     0.5,
 )  # fractions of sensors hidden at test time (paper Table pam_lso)
+PAM_FIGSHARE = 'https://doi.org/10.6084/m9.figshare.19514347.v1'
+
+# %% ../nbs/10_pam.ipynb #172c7b18
 PAM_LABELS_NPZ = (
     'pam/raindrop_PAM_labels_and_splits.npz'  # labels and splits only, under data_dir()
 )
-PAM_FIGSHARE = 'https://doi.org/10.6084/m9.figshare.19514347.v1'
 DATA_ARCHIVES.register(
     PAM_LABELS_NPZ,
     DataArchive(
@@ -97,18 +99,12 @@ RAINDROP_PAM_SHA256 = {
     'PAM_split_5.npy': '2e4d1c88df8619cccf1feaa2b3ab30a5e58f76254e8e1a854634a2a38eb8282f',
 }
 
-# %% ../nbs/10_pam.ipynb #76b14e63
-def read_npy(
-    path,  # an .npy file
-    trusted_sha256: dict | None = None,  # file name -> sha256 of files whose pickles may be loaded
+# %% ../nbs/10_pam.ipynb #e6bceb17
+def _trusted_pickle(
+    path: Path,  # an .npy file holding an object array
+    trusted_sha256: dict | None,  # file name -> sha256 of files whose pickles may be loaded
 ) -> np.ndarray:
-    "The array in `path`: plain arrays always; object arrays only from a file of trusted sha256."
-    path = Path(path)
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as e:
-        if 'allow_pickle' not in str(e):
-            raise ValueError(f"{path}: not a readable .npy file ({e})") from None
+    "The object array in `path`, unpickled only if its sha256 is trusted; ValueError otherwise."
     data = path.read_bytes()
     got, want = sha256_bytes(data), {**RAINDROP_PAM_SHA256, **(trusted_sha256 or {})}.get(path.name)
     if want is None:
@@ -133,6 +129,20 @@ def read_npy(
             "a version you trust in trusted_sha256)"
         )
     return np.load(io.BytesIO(data), allow_pickle=True)
+
+# %% ../nbs/10_pam.ipynb #76b14e63
+def read_npy(
+    path,  # an .npy file
+    trusted_sha256: dict | None = None,  # file name -> sha256 of files whose pickles may be loaded
+) -> np.ndarray:
+    "The array in `path`: plain arrays always; object arrays only from a file of trusted sha256."
+    path = Path(path)
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as e:
+        if 'allow_pickle' not in str(e):
+            raise ValueError(f"{path}: not a readable .npy file ({e})") from None
+    return _trusted_pickle(path, trusted_sha256)
 
 # %% ../nbs/10_pam.ipynb #48f7a84a
 def _dense_windows(
@@ -166,36 +176,53 @@ def _read_split(f: Path, trusted_sha256: dict | None) -> tuple:
             return tuple(z[p].astype(np.int64) for p in ('train', 'val', 'test'))
     return tuple(np.asarray(a, np.int64) for a in read_npy(f, trusted_sha256))
 
+# %% ../nbs/10_pam.ipynb #c4afa7e8
+def _split_files(
+    folder: Path,  # the PAM folder, whose splits/ may hold PAM_split_{k}.npy or .npz
+    trusted_sha256: dict | None,  # see `read_npy`
+) -> dict:
+    "{k: (train, val, test)} from the split files under `folder/splits`; {} when there are none."
+    files = sorted((folder / 'splits').glob('PAM_split_*.np[yz]'))
+    splits = {int(f.stem.rsplit('_', 1)[1]): _read_split(f, trusted_sha256) for f in files}
+    if len(splits) != len(files):
+        raise ValueError(
+            f"{folder / 'splits'}: a split given twice, as .npy and .npz: "
+            f"{[f.name for f in files]}"
+        )
+    return splits
+
+# %% ../nbs/10_pam.ipynb #04f9c77c
+def _split_column(
+    k: int,  # the split's number, for the errors
+    parts: tuple,  # (train, val, test) indices
+    n: int,  # windows
+) -> np.ndarray:
+    "The part ('train'/'val'/'test') of each of the `n` windows; ValueError unless a partition."
+    col = np.full(n, '', dtype=object)
+    for name, idx in zip(('train', 'val', 'test'), parts):
+        if len(idx) and (idx.min() < 0 or idx.max() >= n):
+            raise ValueError(f"split {k}: indices outside 0..{n - 1}")
+        col[idx] = name
+    if (col == '').any() or sum(map(len, parts)) != n:
+        raise ValueError(
+            f"split {k} does not partition the {n} windows (overlapping or missing indices)"
+        )
+    return col.astype(str)
+
 # %% ../nbs/10_pam.ipynb #f523054d
 def _split_columns(
-    folder: Path, n: int, npz_splits: dict | None, trusted_sha256: dict | None = None
+    folder: Path,  # the PAM folder, whose splits/ may hold split files
+    n: int,  # windows
+    npz_splits: dict | None,  # the checked npz's splits: used for all 5,333 windows without files
+    trusted_sha256: dict | None = None,  # see `read_npy`
 ) -> dict:
     "Per split k, the part ('train'/'val'/'test') of every window, from split files or the npz."
-    files = sorted((folder / 'splits').glob('PAM_split_*.np[yz]'))
-    if files:
-        splits = {int(f.stem.rsplit('_', 1)[1]): _read_split(f, trusted_sha256) for f in files}
-        if len(splits) != len(files):
-            raise ValueError(
-                f"{folder / 'splits'}: a split given twice, as .npy and .npz: "
-                f"{[f.name for f in files]}"
-            )
-    elif npz_splits is not None and n == 5333:
+    splits = _split_files(folder, trusted_sha256)
+    if not splits:
+        if npz_splits is None or n != 5333:
+            return {}
         splits = npz_splits
-    else:
-        return {}
-    cols = {}
-    for k, parts in sorted(splits.items()):
-        col = np.full(n, '', dtype=object)
-        for name, idx in zip(('train', 'val', 'test'), parts):
-            if len(idx) and (idx.min() < 0 or idx.max() >= n):
-                raise ValueError(f"split {k}: indices outside 0..{n - 1}")
-            col[idx] = name
-        if (col == '').any() or sum(map(len, parts)) != n:
-            raise ValueError(
-                f"split {k} does not partition the {n} windows (overlapping or missing indices)"
-            )
-        cols[f'split{k}'] = col.astype(str)
-    return cols
+    return {f'split{k}': _split_column(k, parts, n) for k, parts in sorted(splits.items())}
 
 # %% ../nbs/10_pam.ipynb #0e41b593
 def _raindrop_labels(
@@ -262,6 +289,18 @@ def _pam_info(x: ISMTS, y, shape: tuple, npz_y, n_nan: int) -> dict:
         dropped=dict(nan_cells=n_nan),
     )
 
+# %% ../nbs/10_pam.ipynb #8740c5d7
+def _pam_fingerprint(
+    sig_path: Path,  # PTdict_list.npy
+    out_path: Path,  # arr_outcomes.npy
+    observed: str,  # the mask rule
+    hz: float,  # the sampling rate
+) -> str:
+    "16 hex digits of the sha256 of both files' sha256, the mask rule and the rate."
+    return sha256_bytes(
+        (sha256_file(sig_path) + sha256_file(out_path) + observed + str(hz)).encode()
+    )[:16]
+
 # %% ../nbs/10_pam.ipynb #0b36883a
 def read_raindrop_pam(
     folder,  # Raindrop's PAMdata folder (processed_data/, splits/) or a folder with the two .npy
@@ -283,9 +322,7 @@ def read_raindrop_pam(
     meta = pd.DataFrame(
         dict(index=np.arange(N), **_split_columns(folder, N, npz_splits, trusted_sha256))
     )
-    fp = sha256_bytes(
-        (sha256_file(sig_path) + sha256_file(out_path) + observed + str(hz)).encode()
-    )[:16]
+    fp = _pam_fingerprint(sig_path, out_path, observed, hz)
     info = _pam_info(x, y, (N, T, F), npz_y, n_nan)
     return ClinicalData(
         x,
@@ -357,13 +394,12 @@ def make_pam_fixture(
     splits = {k: tuple(np.split(rng.permutation(n), cut)) for k in range(1, 6)}
     return write_raindrop_pam(folder, P, y, splits)
 
-# %% ../nbs/10_pam.ipynb #9631fd16
-def pam_split(
-    data: ClinicalData,  # from `load_pam`/`read_raindrop_pam`, `meta` with split{k} columns
-    split: int = 1,  # Raindrop split 1..5
-    scale: bool = True,  # standardize with training statistics on observed cells
-) -> tuple:
-    "(train, val, test) `ISMTS` of Raindrop split `split`."
+# %% ../nbs/10_pam.ipynb #214129a0
+def _split_rows(
+    data: ClinicalData,  # `meta` with split{k} columns
+    split: int,  # Raindrop split 1..5
+) -> list:
+    "The rows of split `split`'s train, val and test windows, long tensors; ValueError if none."
     col = f'split{split}'
     if col not in data.meta:
         have = [c for c in data.meta.columns if c.startswith('split')]
@@ -371,10 +407,19 @@ def pam_split(
             f"no Raindrop split {split}: the data has {have or 'no split columns'} "
             "(put PAM_split_{k}.npy under splits/, or keep the npz under <data root>/pam/)"
         )
-    parts = [
-        data.x[torch.from_numpy(np.flatnonzero(data.meta[col].to_numpy() == p))]
+    return [
+        torch.from_numpy(np.flatnonzero(data.meta[col].to_numpy() == p))
         for p in ('train', 'val', 'test')
     ]
+
+# %% ../nbs/10_pam.ipynb #9631fd16
+def pam_split(
+    data: ClinicalData,  # from `load_pam`/`read_raindrop_pam`, `meta` with split{k} columns
+    split: int = 1,  # Raindrop split 1..5
+    scale: bool = True,  # standardize with training statistics on observed cells
+) -> tuple:
+    "(train, val, test) `ISMTS` of Raindrop split `split`."
+    parts = [data.x[rows] for rows in _split_rows(data, split)]
     if scale:
         mean, std = observed_stats(parts[0])
         parts = [standardize(p, mean, std) for p in parts]
@@ -390,6 +435,19 @@ def _n_hidden(n_features: int, fraction: float) -> int:
         raise ValueError(f"fraction must be a number in [0, 1), got {fraction!r}")
     return round(fraction * n_features)
 
+# %% ../nbs/10_pam.ipynb #a9a1399c
+def _ranking_order(
+    ranking,  # sensor indices, most important first, in any array-like form
+    n_features: int,  # F, number of sensors
+) -> torch.Tensor:
+    "`ranking` as a long tensor [F]; ValueError unless it is a permutation of 0..F-1."
+    order = np.asarray(ranking).ravel()  # Raindrop stores its ranking as floats
+    if sorted(order.tolist()) != list(range(n_features)):
+        raise ValueError(
+            f"ranking must be a permutation of 0..{n_features - 1}, got {order.tolist()}"
+        )
+    return torch.from_numpy(order.astype(np.int64))
+
 # %% ../nbs/10_pam.ipynb #9c393df6
 def fixed_sensor_set(
     n_features: int,  # F, number of sensors
@@ -402,13 +460,20 @@ def fixed_sensor_set(
     if ranking is None:
         order = torch.randperm(n_features, generator=torch.Generator().manual_seed(seed))
     else:
-        order = np.asarray(ranking).ravel()  # Raindrop stores its ranking as floats
-        if sorted(order.tolist()) != list(range(n_features)):
-            raise ValueError(
-                f"ranking must be a permutation of 0..{n_features - 1}, got {order.tolist()}"
-            )
-        order = torch.from_numpy(order.astype(np.int64))
+        order = _ranking_order(ranking, n_features)
     return order[:n].sort().values
+
+# %% ../nbs/10_pam.ipynb #5b86c839
+def _random_keep(
+    B: int,  # windows
+    D: int,  # sensors per window
+    fraction: float,  # share of the sensors each window hides, in [0, 1)
+    seed: int,  # fixes the draw
+) -> torch.Tensor:
+    "Bool [B,D]: False for the round(fraction*D) sensors each window hides, its own random set."
+    n = _n_hidden(D, fraction)
+    rank = torch.rand(B, D, generator=torch.Generator().manual_seed(seed)).argsort(1).argsort(1)
+    return rank >= n  # the n lowest-ranked sensors of each window go
 
 # %% ../nbs/10_pam.ipynb #6469241c
 def sensors_out(
@@ -427,11 +492,7 @@ def sensors_out(
     elif mode == 'random':
         if ranking is not None:
             raise ValueError("ranking applies to mode='fixed' only")
-        n = _n_hidden(D, fraction)
-        rank = torch.rand(B, D, generator=torch.Generator().manual_seed(seed)).argsort(1).argsort(1)
-        keep = (
-            (rank >= n).to(x.m.dtype).to(x.m.device)
-        )  # the n lowest-ranked sensors of each window go
+        keep = _random_keep(B, D, fraction, seed).to(x.m.dtype).to(x.m.device)
     else:
         raise ValueError(f"mode must be 'fixed' or 'random', got {mode!r}")
     return x.with_mask(x.m * keep[:, None, :])
