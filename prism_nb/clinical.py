@@ -362,20 +362,35 @@ def _eicu_demo_meta(
     meta['hospitaldischargestatus'] = p.hospitaldischargestatus.fillna('').to_numpy().astype(str)
     return meta
 
-# %% ../nbs/09_clinical.ipynb #63eded36
-def _yaib_hourly(root) -> tuple:
-    "(values [stays, 24, features], stay ids, outcomes) of YAIB's eICU demo cohort, grid checked."
+# %% ../nbs/09_clinical.ipynb #75fda2c4
+def _yaib_tables(
+    root,  # data root; None: data_dir()
+) -> tuple:
+    "YAIB's eICU demo cohort as ricu wrote it: the hourly table `dyn` and the outcomes `outc`."
     with zipfile.ZipFile(clinical_archive(_YAIB, root, verify=False)) as z:
         rd = lambda n: pd.read_parquet(
             io.BytesIO(z.read(f'yaib_mortality24_eicu_demo/{n}.parquet'))
         )
-        dyn, outc = rd('dyn'), rd('outc')
+        return rd('dyn'), rd('outc')
+
+# %% ../nbs/09_clinical.ipynb #ab0fbca3
+def _hourly_stays(
+    dyn: pd.DataFrame,  # ricu's hourly table: stay_id, time, one column per feature
+) -> np.ndarray:
+    "The sorted stay ids of `dyn`; ValueError unless every stay has its 25 rows, hours 0..24."
     hours = (dyn['time'].dt.total_seconds() / 3600).to_numpy()
     if not np.array_equal(np.unique(hours), np.arange(25.0)):
         raise ValueError("expected ricu's hourly grid 0..24 h")
     stays = np.sort(dyn.stay_id.unique())
     if len(dyn) != len(stays) * 25:
         raise ValueError("expected 25 hourly rows per stay")
+    return stays
+
+# %% ../nbs/09_clinical.ipynb #63eded36
+def _yaib_hourly(root) -> tuple:
+    "(values [stays, 24, features], stay ids, outcomes) of YAIB's eICU demo cohort, grid checked."
+    dyn, outc = _yaib_tables(root)
+    stays = _hourly_stays(dyn)
     dyn = dyn.sort_values(['stay_id', 'time'])
     # drop hour 24: it lies after the window
     v = dyn[EICU_DEMO_FEATURES].to_numpy(np.float32).reshape(len(stays), 25, -1)[:, :24]
@@ -399,21 +414,46 @@ def _eicu_demo_kept(meta: pd.DataFrame, label: str, unknown_region: str) -> tupl
             keep &= ok
     return keep, dropped
 
+# %% ../nbs/09_clinical.ipynb #5f65fc81
+def _eicu_demo_labels(
+    meta: pd.DataFrame,  # the per-stay table of `_eicu_demo_meta`
+    label: str,  # 'icu' or 'hospital'
+) -> np.ndarray:
+    "Each stay's label: YAIB's ICU death, or death in hospital (`hospitaldischargestatus`)."
+    if label == 'icu':
+        return meta.icu_death.to_numpy()
+    return (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
+
+# %% ../nbs/09_clinical.ipynb #0e147b93
+def _eicu_domains(
+    unknown_region: str,  # 'drop' or 'keep' the stays of hospitals with no region
+) -> list:
+    "The eICU demo's domains: the four regions, and 'Unknown' when those stays are kept."
+    return EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
+
 # %% ../nbs/09_clinical.ipynb #652e51fe
 def _build_eicu_demo(root, label, unknown_region):
     "The eICU demo cohort: (sparse cells, times, labels, domains, meta, info)."
     v, stays, outc = _yaib_hourly(root)
     meta = _eicu_demo_meta(stays, outc, root)
-    if label == 'icu':
-        y = meta.icu_death.to_numpy()
-    else:
-        y = (meta.hospitaldischargestatus == 'Expired').to_numpy().astype(np.int64)
+    y = _eicu_demo_labels(meta, label)
     keep, dropped = _eicu_demo_kept(meta, label, unknown_region)
-    domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
+    domains = _eicu_domains(unknown_region)
     meta = meta[keep].reset_index(drop=True)
     d = np.array([domains.index(r) for r in meta.region])
     t = np.tile(np.arange(24, dtype=np.float32), (keep.sum(), 1))
     return _sparse(v[keep]), t, y[keep], d, meta, {'dropped': dropped}
+
+# %% ../nbs/09_clinical.ipynb #e82b2d25
+def _check_eicu_settings(
+    label: str,  # 'icu' or 'hospital'
+    unknown_region: str,  # 'drop' or 'keep'
+):
+    "ValueError naming a setting of `load_eicu_demo` that it does not know."
+    if label not in ('icu', 'hospital'):
+        raise ValueError(f"label must be 'icu' or 'hospital', got {label!r}")
+    if unknown_region not in ('drop', 'keep'):
+        raise ValueError(f"unknown_region must be 'drop' or 'keep', got {unknown_region!r}")
 
 # %% ../nbs/09_clinical.ipynb #9494202b
 def load_eicu_demo(
@@ -422,15 +462,12 @@ def load_eicu_demo(
     root=None,  # data root; default data_dir()
 ) -> ClinicalData:
     "The eICU demo 24 h mortality cohort: T=24 hourly steps, 48 features, domain = hospital region."
-    if label not in ('icu', 'hospital'):
-        raise ValueError(f"label must be 'icu' or 'hospital', got {label!r}")
-    if unknown_region not in ('drop', 'keep'):
-        raise ValueError(f"unknown_region must be 'drop' or 'keep', got {unknown_region!r}")
+    _check_eicu_settings(label, unknown_region)
     shas = [DATA_ARCHIVES[r].sha256 for r in (_YAIB, _EICU_TABLES)]
     clinical_archive(_YAIB, root)
     clinical_archive(_EICU_TABLES, root)
     cfg = dict(shas=shas, label=label, unknown_region=unknown_region)
-    domains = EICU_REGIONS + (['Unknown'] if unknown_region == 'keep' else [])
+    domains = _eicu_domains(unknown_region)
     source = f'eicu_demo_yaib_mortality24(label={label},unknown_region={unknown_region})'
     return _cached('eicu_demo', cfg, lambda: _build_eicu_demo(root, label, unknown_region),
                    EICU_DEMO_FEATURES, domains, source, _fingerprint(cfg))
@@ -827,6 +864,33 @@ def _p12_once_each(
             f"every record has each of {', '.join(_P12_DESCRIPTORS)} exactly once there"
         )
 
+# %% ../nbs/09_clinical.ipynb #25925b46
+def _p12_at_midnight(
+    first: pd.DataFrame,  # the descriptor lines
+    where: dict,  # RecordID -> 'archive:file'
+) -> None:
+    "ValueError naming the file and line of the first descriptor that is not at 00:00."
+    late = (first.hh != 0) | (first.mm != 0)
+    if late.any():
+        r = first[late].iloc[0]
+        raise ValueError(
+            f"{where[r.rec]}: line {r.line}: the descriptor {r.param} at {r.hh:02d}:{r.mm:02d}; "
+            "descriptors belong at 00:00"
+        )
+
+# %% ../nbs/09_clinical.ipynb #f31f50b4
+def _p12_icu_type_known(
+    first: pd.DataFrame,  # the descriptor lines
+    where: dict,  # RecordID -> 'archive:file'
+) -> None:
+    "ValueError naming the file and line of the first ICUType that is not 1, 2, 3 or 4."
+    icu = first[first.param == 'ICUType']
+    if not icu.value.isin([1, 2, 3, 4]).all():
+        r = icu[~icu.value.isin([1, 2, 3, 4])].iloc[0]
+        raise ValueError(
+            f"{where[r.rec]}: line {r.line}: ICUType {r.value:g}, expected 1, 2, 3 or 4"
+        )
+
 # %% ../nbs/09_clinical.ipynb #0c1ff04d
 def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
     "The six descriptors of each record, checked (one at 00:00): (records x descriptors, mask)."
@@ -836,19 +900,9 @@ def _p12_descriptors(df: pd.DataFrame, where: dict) -> tuple:
     w0 = (df.param == 'Weight') & at0
     is_desc = df.param.isin(_P12_DESCRIPTORS[:5]) | (w0 & (w0.groupby(df.rec).cumsum() == 1))
     first = df[is_desc]
-    if not at0[is_desc].all():
-        r = first[~at0[is_desc]].iloc[0]
-        raise ValueError(
-            f"{where[r.rec]}: line {r.line}: the descriptor {r.param} at {r.hh:02d}:{r.mm:02d}; "
-            "descriptors belong at 00:00"
-        )
+    _p12_at_midnight(first, where)
     _p12_once_each(first, where)
-    icu = first[first.param == 'ICUType']
-    if not icu.value.isin([1, 2, 3, 4]).all():
-        r = icu[~icu.value.isin([1, 2, 3, 4])].iloc[0]
-        raise ValueError(
-            f"{where[r.rec]}: line {r.line}: ICUType {r.value:g}, expected 1, 2, 3 or 4"
-        )
+    _p12_icu_type_known(first, where)
     return first.pivot(index='rec', columns='param', values='value'), is_desc
 
 # %% ../nbs/09_clinical.ipynb #6e74a318
@@ -884,26 +938,32 @@ def _p12_where(paths: list, parts: list) -> dict:
             where[r] = f'{p}:{m}'
     return where
 
-# %% ../nbs/09_clinical.ipynb #85ca402f
-def _p12_series(
+# %% ../nbs/09_clinical.ipynb #bc6e4499
+def _p12_kept_lines(
     lines: pd.DataFrame,  # the lines that are not descriptors, from `_p12_lines`
 ) -> tuple:
-    "(one row per (rec, t, feat) with the mean value, sorted; {reason: lines dropped})."
+    "(the lines of the 37 series with a value of at least 0; {reason: lines left out})."
     n_empty = int(lines.param.isna().sum())
     known = lines.param.isin(P12_FEATURES)
     n_unknown = int((lines.param.notna() & ~known).sum())
     lines = lines[known]
     n_negative = int((lines.value < 0).sum())  # -1 and the like: no P12 variable can be negative
-    lines = lines[lines.value >= 0]
+    return lines[lines.value >= 0], dict(
+        empty_param_lines=n_empty, negative_values=n_negative, unknown_param_lines=n_unknown
+    )
+
+# %% ../nbs/09_clinical.ipynb #85ca402f
+def _p12_series(
+    lines: pd.DataFrame,  # the lines that are not descriptors, from `_p12_lines`
+) -> tuple:
+    "(one row per (rec, t, feat) with the mean value, sorted; {reason: lines dropped})."
+    lines, dropped = _p12_kept_lines(lines)
     lines = lines.assign(
         t=lines.hh + lines.mm / 60.0,
         feat=pd.Categorical(lines.param.astype(str), P12_FEATURES).codes,
     )
     # one step per distinct timestamp: dense rank of the time within the stay
     series = lines.groupby(['rec', 't', 'feat'], as_index=False, sort=True).value.mean()
-    dropped = dict(
-        empty_param_lines=n_empty, negative_values=n_negative, unknown_param_lines=n_unknown
-    )
     return series, dropped
 
 # %% ../nbs/09_clinical.ipynb #e603bd74
@@ -959,9 +1019,11 @@ def _p12_meta(
         }
     )
 
-# %% ../nbs/09_clinical.ipynb #04ea38ce
-def _build_p12(root):
-    "The P12 cohort from the three sets: (sparse cells, times, labels, domains, meta, info)."
+# %% ../nbs/09_clinical.ipynb #6799f2f8
+def _p12_sets(
+    root,  # data root; None: data_dir()
+) -> tuple:
+    "The three sets joined: (all lines, outcomes indexed by RecordID with `set`, RecordID -> file)."
     paths = [clinical_archive(f'p12/set-{s}.tar.gz', root, verify=False) for s in 'abc']
     parts = [_read_p12_set(p) for p in paths]
     where = _p12_where(paths, parts)  # RecordID -> 'archive:file', for errors
@@ -969,18 +1031,33 @@ def _build_p12(root):
     out = pd.concat(
         [p[1].assign(set=s) for p, s in zip(parts, 'abc')], ignore_index=True
     ).set_index('RecordID')
+    return df, out, where
+
+# %% ../nbs/09_clinical.ipynb #ed3a0101
+def _p12_cells(
+    series: pd.DataFrame,  # one row per (rec, t, feat), from `_p12_series`
+    stay: np.ndarray,  # each row's stay
+    step: np.ndarray,  # and its step, from `_p12_steps`
+) -> dict:
+    "The observed cells as `_pack` keeps them: stay, step, feature and value of each."
+    return dict(
+        stay=stay.astype(np.int32),
+        step=step.astype(np.int16),
+        feat=series.feat.to_numpy().astype(np.int16),
+        value=series.value.to_numpy(np.float32),
+    )
+
+# %% ../nbs/09_clinical.ipynb #04ea38ce
+def _build_p12(root):
+    "The P12 cohort from the three sets: (sparse cells, times, labels, domains, meta, info)."
+    df, out, where = _p12_sets(root)
     desc, is_desc = _p12_descriptors(df, where)
     series, lines_dropped = _p12_series(df[~is_desc])
     recs, stay, step, length, t = _p12_steps(series)
     o = out.reindex(recs)
     meta = _p12_meta(recs, length, o, desc)
     y = o['In-hospital_death'].to_numpy().astype(np.int64)
-    obs = dict(
-        stay=stay.astype(np.int32),
-        step=step.astype(np.int16),
-        feat=series.feat.to_numpy().astype(np.int16),
-        value=series.value.to_numpy(np.float32),
-    )
+    obs = _p12_cells(series, stay, step)
     info = _p12_info(desc, out, recs, lines_dropped)
     return obs, t, y, meta.icu_type.to_numpy() - 1, meta, info
 
