@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import ISMTS, derive_seed, config_id, atomic_write_json, results_root
+from .core import ISMTS, ConfigError, derive_seed, config_id, atomic_write_json
+from .core import results_root
 from .data import HAR_CLASSES
 from .sampling import HARC_CONDITIONS, severity_masks, pattern_masks, shortcut_assignment
 from .sampling import empirical_rho, mask_following_rate, group_accuracies
@@ -19,21 +20,14 @@ from .sampling import worst_group_accuracy, concentrated_steps, concentration_re
 from .sampling import budget_steps, check_condition, CONCENTRATION_SETTINGS
 from .engine import predict, accuracy, percent_correct, class_accuracies
 from .config import Task, TaskData, register_task, check_real, task_of, make_config
-from .config import record_path, check_bool
-from .core import ConfigError
+from .config import record_path, check_bool, observe, run_columns, results_dir_of
 from .harc import HARC_DEFAULTS, check_harc, harc_splits, harc_info
-from .config import observe, run_columns
 from .rescore import load_model, score_sets
 from .experiment import versions
 from .records import read_record, read_records
-from .config import results_dir_of
 from .report import summarize, pm, reported, paper_dir
 from .artefacts import harc_records
 from .backbones import PAPER_BACKBONES
-from prism_nb.harc_tasks import (  # the task lives in the task layer; re-exported here
-    HARC_SHORTCUT, SHORTCUT_DEFAULTS, SHORTCUT_TESTS, check_shortcut, evaluate_shortcut,
-    load_shortcut, shortcut_record_stem,
-)
 
 # %% auto #0
 __all__ = ['SEVERITY_DESIGN', 'SEVERITY_CLASS_DESIGN', 'SEVERITY_MODELS', 'CONCENTRATION_DESIGN', 'evaluation_path',
@@ -44,6 +38,12 @@ __all__ = ['SEVERITY_DESIGN', 'SEVERITY_CLASS_DESIGN', 'SEVERITY_MODELS', 'CONCE
            'plot_severity_worst', 'harc_bias_summary', 'plot_dg_shortcut', 'concentration_table', 'plot_concentration',
            'section3_findings']
 
+# %% ../nbs/14_analysis.ipynb #18dcfffc
+from prism_nb.harc_tasks import (
+    HARC_SHORTCUT, SHORTCUT_DEFAULTS, SHORTCUT_TESTS, check_shortcut, evaluate_shortcut,
+    load_shortcut, shortcut_record_stem,
+)
+
 # %% ../nbs/14_analysis.ipynb #8b07992a
 def evaluation_path(
     source,
@@ -53,11 +53,22 @@ def evaluation_path(
 ) -> Path:
     "Where evaluation `kind` with `design` of the run at `source` is kept: by the run's experiment."
     source = Path(source)
-    return (
-        results_dir_of(source, cfg or read_record(source)['config'])
-        / kind
-        / f'{source.stem}_{config_id(design)}.json'
-    )
+    folder = results_dir_of(source, cfg or read_record(source)['config'])
+    return folder / kind / f'{source.stem}_{config_id(design)}.json'
+
+# %% ../nbs/14_analysis.ipynb #6d1edfcc
+def _evaluation(
+    source,  # the run's record (.json path)
+    rec: dict,  # that record, already read
+    kind: str, design: dict, evaluate_fn, checkpoints_dir=None,  # as for `evaluation_record`
+) -> dict:
+    "The evaluation record of `source`'s saved model under `design`: results, seconds and versions."
+    algo, cfg = load_model(source, checkpoints_dir)
+    t0 = time.perf_counter()
+    return dict(kind=kind, design=design, config=cfg,
+                source=dict(path=Path(source).name, id=rec['id'], run_uid=rec.get('run_uid')),
+                results=evaluate_fn(algo, cfg, design), seconds=time.perf_counter() - t0,
+                versions=versions())
 
 # %% ../nbs/14_analysis.ipynb #b8ff11ea
 def evaluation_record(
@@ -73,17 +84,7 @@ def evaluation_record(
     path = evaluation_path(source, kind, design, rec['config'])
     if path.exists() and not force:
         return read_record(path)
-    algo, cfg = load_model(source, checkpoints_dir)
-    t0 = time.perf_counter()
-    out = dict(
-        kind=kind,
-        design=design,
-        config=cfg,
-        source=dict(path=Path(source).name, id=rec['id'], run_uid=rec.get('run_uid')),
-        results=evaluate_fn(algo, cfg, design),
-        seconds=time.perf_counter() - t0,
-        versions=versions(),
-    )
+    out = _evaluation(source, rec, kind, design, evaluate_fn, checkpoints_dir)
     atomic_write_json(path, out)
     return out
 
@@ -106,46 +107,42 @@ def check_severity_design(design: dict) -> dict:
 SEVERITY_CLASS_DESIGN = dict(SEVERITY_DESIGN, per_class=True)
 SEVERITY_MODELS = 'harc_severity_models'  # experiment of the models scored class by class
 
+# %% ../nbs/14_analysis.ipynb #f6c4664d
+def _shifted(x: ISMTS, cfg: dict, cond: str, f: float) -> ISMTS:
+    "The test windows `x` with a share `f` of them under `cond`, the others under Random."
+    n, L, D = x.shape
+    m, _ = severity_masks(cond, n, f, L, D, cfg['rate'],
+                          seed=derive_seed(cfg['seed'], 'masks', 'test', cond),
+                          source_seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random'),
+                          observed=x.m, values=x.v)
+    return x.with_mask(m)
+
+# %% ../nbs/14_analysis.ipynb #36f38ee3
+def _severity_point(algo, shifted: ISMTS, cond: str, per_class: bool):
+    "Accuracy (%) of `algo` on `shifted`; with `per_class`, {acc, per_class}."
+    if not per_class:
+        return accuracy(algo, shifted)
+    scores = score_sets(algo, {cond: shifted})
+    return dict(acc=scores['metrics'][cond], per_class=scores['per_class'][cond])
+
 # %% ../nbs/14_analysis.ipynb #85d07dce
 def severity_curves(algo, cfg: dict, design: dict = SEVERITY_DESIGN) -> dict:
     "{condition: {fraction: acc (%)}}; with `per_class`, {condition: {fraction: {acc, per_class}}}."
     check_severity_design(design)
     x = task_of(cfg).test_windows(cfg)
-    n, L, D = x.shape
-    out = {}
-    for cond in design['conditions']:
-        out[cond] = {}
-        for f in design['fractions']:
-            m, _ = severity_masks(
-                cond,
-                n,
-                f,
-                L,
-                D,
-                cfg['rate'],
-                seed=derive_seed(cfg['seed'], 'masks', 'test', cond),
-                source_seed=derive_seed(cfg['seed'], 'masks', 'test', 'Random'),
-                observed=x.m,
-                values=x.v,
-            )
-            shifted = x.with_mask(m)
-            if design.get('per_class', False):
-                scores = score_sets(algo, {cond: shifted})
-                out[cond][f'{f:g}'] = dict(
-                    acc=scores['metrics'][cond], per_class=scores['per_class'][cond]
-                )
-            else:
-                out[cond][f'{f:g}'] = accuracy(algo, shifted)
-    return out
+    per_class = design.get('per_class', False)
+    return {cond: {f'{f:g}': _severity_point(algo, _shifted(x, cfg, cond, f), cond, per_class)
+                   for f in design['fractions']}
+            for cond in design['conditions']}
 
-# %% ../nbs/14_analysis.ipynb #8db7c995
+# %% ../nbs/14_analysis.ipynb #615db581
 CONCENTRATION_DESIGN = dict(
     regions=['first', 'last', 'mid'],
     widths=[0.4, 0.3, 0.2, 0.1],
     shares=['uniform', 0.6, 0.8, 0.9, 1.0],
 )
 
-
+# %% ../nbs/14_analysis.ipynb #8db7c995
 def concentration_masks(
     where: str, n: int, L: int, D: int, rate: float, width: float, share, seed: int
 ) -> torch.Tensor | None:
@@ -169,27 +166,26 @@ def concentration_grid(algo, cfg: dict, design: dict = CONCENTRATION_DESIGN) -> 
     for where in design['regions']:
         for width in design['widths']:
             for share in design['shares']:
-                m = concentration_masks(
-                    where,
-                    n,
-                    L,
-                    D,
-                    cfg['rate'],
-                    width,
-                    share,
-                    derive_seed(cfg['seed'], 'masks', 'test', where),
-                )
+                m = concentration_masks(where, n, L, D, cfg['rate'], width, share,
+                                        derive_seed(cfg['seed'], 'masks', 'test', where))
                 if m is None:
                     continue
-                rows.append(
-                    dict(
-                        region=where,
-                        width=width,
-                        share=share,
-                        accuracy=accuracy(algo, x.with_mask(m)),
-                    )
-                )
+                rows.append(dict(region=where, width=width, share=share,
+                                 accuracy=accuracy(algo, x.with_mask(m))))
     return rows
+
+# %% ../nbs/14_analysis.ipynb #2aa447b8
+def _why_not_evaluated(
+    src: Path,  # the run's record
+    evaluate,  # `evaluate(src)`
+) -> str | None:
+    "None once `evaluate(src)` ran; 'no record', or the missing file's message, when it could not."
+    if not src.exists():
+        return 'no record'
+    try:
+        evaluate(src)
+    except FileNotFoundError as e:
+        return str(e)
 
 # %% ../nbs/14_analysis.ipynb #5a632464
 def evaluate_saved_runs(
@@ -202,15 +198,12 @@ def evaluate_saved_runs(
     made, missing = [], []
     for what, overrides, evaluate in jobs:
         src = record_path(make_config(**overrides), results_dir)
-        if not src.exists():
-            missing.append((src.name, 'no record'))
-            continue
-        try:
-            evaluate(src)
+        why = _why_not_evaluated(src, evaluate)
+        if why is None:
             made.append((src.name, what))
-        except FileNotFoundError as e:
-            missing.append((src.name, str(e)))
-        if progress:
+        else:
+            missing.append((src.name, why))
+        if progress and why != 'no record':
             print(f'{what} {src.name}', flush=True)
     return dict(made=made, missing=missing)
 
@@ -228,6 +221,20 @@ def severity_configs(
     where = {} if experiment == 'harc' else dict(experiment=experiment)
     return [dict(method=m, backbone=b, seed=s, **where) for m, b in pairs for s in seeds]
 
+# %% ../nbs/14_analysis.ipynb #e3776777
+def _section3_jobs(methods, backbones, seeds, severity_backbones) -> list:
+    "(what, config overrides, evaluate) of each severity and concentration evaluation of Section 3."
+    from functools import partial
+
+    sev = partial(evaluation_record, kind='harc_severity', design=SEVERITY_DESIGN,
+                  evaluate_fn=severity_curves)
+    conc = partial(evaluation_record, kind='harc_concentration', design=CONCENTRATION_DESIGN,
+                   evaluate_fn=concentration_grid)
+    runs = severity_configs(methods, backbones, seeds, severity_backbones)
+    jobs = [('sev', o, sev) for o in runs]
+    return jobs + [('conc', dict(method=m, backbone=b, seed=s), conc)
+                   for m in methods for b in backbones for s in seeds]
+
 # %% ../nbs/14_analysis.ipynb #418efe85
 def section3_evaluations(
     methods=('erm', 'prism'),
@@ -238,30 +245,7 @@ def section3_evaluations(
     progress: bool = True,
 ) -> dict:
     "Severity (all backbones' ERM, `methods` on CNN) and concentration records of the saved runs."
-    from functools import partial
-
-    evaluate = {
-        'sev': partial(
-            evaluation_record,
-            kind='harc_severity',
-            design=SEVERITY_DESIGN,
-            evaluate_fn=severity_curves,
-        ),
-        'conc': partial(
-            evaluation_record,
-            kind='harc_concentration',
-            design=CONCENTRATION_DESIGN,
-            evaluate_fn=concentration_grid,
-        ),
-    }
-    jobs = [('sev', o, evaluate['sev']) for o in severity_configs(methods, backbones, seeds,
-                                                                    severity_backbones)]
-    jobs += [
-        ('conc', dict(method=m, backbone=b, seed=s), evaluate['conc'])
-        for m in methods
-        for b in backbones
-        for s in seeds
-    ]
+    jobs = _section3_jobs(methods, backbones, seeds, severity_backbones)
     return evaluate_saved_runs(jobs, results_dir, progress)
 
 # %% ../nbs/14_analysis.ipynb #9d9a2a39
@@ -273,15 +257,19 @@ def severity_class_evaluations(
     "Per-class severity records (`SEVERITY_CLASS_DESIGN`) of the saved `SEVERITY_MODELS` runs."
     from functools import partial
 
-    evaluate = partial(
-        evaluation_record,
-        kind='harc_severity',
-        design=SEVERITY_CLASS_DESIGN,
-        evaluate_fn=severity_curves,
-    )
+    evaluate = partial(evaluation_record, kind='harc_severity', design=SEVERITY_CLASS_DESIGN,
+                       evaluate_fn=severity_curves)
     jobs = [('sev_class', o, evaluate) for o in severity_configs(seeds=seeds,
                                                                   experiment=SEVERITY_MODELS)]
     return evaluate_saved_runs(jobs, results_dir, progress)
+
+# %% ../nbs/14_analysis.ipynb #5e2e5d24
+def _severity_rows(r: dict) -> list:
+    "The points of severity record `r`: run columns, channels, condition, fraction, accuracy."
+    c = r['config']
+    return [dict(**run_columns(c), channels=str(c['channels']), condition=cond, fraction=float(f),
+                 accuracy=a)
+            for cond, curve in r['results'].items() for f, a in curve.items()]
 
 # %% ../nbs/14_analysis.ipynb #2c3123b3
 def severity_frame(
@@ -289,37 +277,24 @@ def severity_frame(
     records=None,  # the harc_severity records, already read (None: read them)
 ):
     "Long table of the severity records: method, backbone, seed, condition, fraction, accuracy."
-    rows = []
     if records is None:
         records = read_records(results_root(results_dir) / 'harc_severity')
-    for r in records:
-        c = r['config']
-        if r['design'] != SEVERITY_DESIGN:
-            continue
-        for cond, curve in r['results'].items():
-            rows += [
-                dict(
-                    **run_columns(c),
-                    channels=str(c['channels']),
-                    condition=cond,
-                    fraction=float(f),
-                    accuracy=a,
-                )
-                for f, a in curve.items()
-            ]
-    return pd.DataFrame(
-        rows,
-        columns=[
-            'method',
-            'variant',
-            'backbone',
-            'seed',
-            'channels',
-            'condition',
-            'fraction',
-            'accuracy',
-        ],
-    )
+    rows = [row for r in records if r['design'] == SEVERITY_DESIGN for row in _severity_rows(r)]
+    return pd.DataFrame(rows, columns=['method', 'variant', 'backbone', 'seed', 'channels',
+                                       'condition', 'fraction', 'accuracy'])
+
+# %% ../nbs/14_analysis.ipynb #38c4a30b
+def _worst_class_rows(r: dict) -> list:
+    "The points of per-class severity record `r`, each with its worst class's accuracy and name."
+    rows = []
+    for cond, curve in r['results'].items():
+        for f, point in curve.items():
+            per_class = np.asarray(point['per_class'], float)
+            k = int(np.nanargmin(per_class))
+            rows.append(dict(**run_columns(r['config']), condition=cond, fraction=float(f),
+                             accuracy=point['acc'], worst=float(per_class[k]),
+                             worst_class=HAR_CLASSES[k]))
+    return rows
 
 # %% ../nbs/14_analysis.ipynb #bbe0cf1d
 def severity_class_frame(
@@ -327,59 +302,41 @@ def severity_class_frame(
     records=None,  # the harc_severity records, already read (None: read them)
 ) -> pd.DataFrame:
     "Long: method, variant, backbone, seed, condition, fraction, accuracy, worst, worst_class."
-    rows = []
     if records is None:
         records = read_records(results_root(results_dir) / 'harc_severity')
-    for r in records:
-        if r['design'] != SEVERITY_CLASS_DESIGN:
-            continue
-        for cond, curve in r['results'].items():
-            for f, point in curve.items():
-                per_class = np.asarray(point['per_class'], float)
-                k = int(np.nanargmin(per_class))
-                rows.append(
-                    dict(
-                        **run_columns(r['config']),
-                        condition=cond,
-                        fraction=float(f),
-                        accuracy=point['acc'],
-                        worst=float(per_class[k]),
-                        worst_class=HAR_CLASSES[k],
-                    )
-                )
+    rows = [row for r in records if r['design'] == SEVERITY_CLASS_DESIGN
+            for row in _worst_class_rows(r)]
     return pd.DataFrame(
         rows,
         columns=['method', 'variant', 'backbone', 'seed', 'condition', 'fraction', 'accuracy',
                  'worst', 'worst_class'],
     )
 
+# %% ../nbs/14_analysis.ipynb #fec26cd9
+def _default_shortcut(r: dict) -> bool:
+    "Whether shortcut record `r` is of a default config: its id is that of its run columns and rho."
+    c = r['config']
+    default = make_config(dataset='harc_shortcut', **run_columns(c), rho=c['rho'])
+    return config_id(default) == r['id']
+
+# %% ../nbs/14_analysis.ipynb #326b9b84
+def _shortcut_row(r: dict) -> dict:
+    "Method, variant, backbone, rho, seed, accuracies, mask-following and group accuracies of `r`."
+    c = r['config']
+    return dict(method=c['method'], variant=c['variant'], backbone=c['backbone'], rho=c['rho'],
+                seed=c['seed'], **r['metrics'], mask_following=r['mask_following'],
+                group_avg=r['group_avg'], group_worst=r['group_worst'])
+
 # %% ../nbs/14_analysis.ipynb #6030ece0
 def shortcut_frame(results_dir=None):
     "One row per default-config harc_shortcut record: method, rho, seed, accuracies, following."
-    rows = []
-    for r in read_records(results_root(results_dir) / 'harc_shortcut'):
-        c = r['config']
-        ref = make_config(
-            dataset='harc_shortcut',
-            **run_columns(c),
-            rho=c['rho'],
-        )
-        if config_id(ref) != r['id']:
-            continue  # only default settings (no quick runs) enter the tables
-        rows.append(
-            dict(
-                method=c['method'],
-                variant=c['variant'],
-                backbone=c['backbone'],
-                rho=c['rho'],
-                seed=c['seed'],
-                **r['metrics'],
-                mask_following=r['mask_following'],
-                group_avg=r['group_avg'],
-                group_worst=r['group_worst'],
-            )
-        )
-    return pd.DataFrame(rows)
+    records = read_records(results_root(results_dir) / 'harc_shortcut')
+    return pd.DataFrame([_shortcut_row(r) for r in records if _default_shortcut(r)])
+
+# %% ../nbs/14_analysis.ipynb #7b19f776
+def _method_label(c: dict) -> str:
+    "Config `c`'s method, with its variant in brackets unless that is 'full'."
+    return c['method'] if c.get('variant', 'full') == 'full' else f"{c['method']} ({c['variant']})"
 
 # %% ../nbs/14_analysis.ipynb #5f7167d8
 def concentration_frame(results_dir=None):
@@ -389,15 +346,19 @@ def concentration_frame(results_dir=None):
         c = r['config']
         if r['design'] != CONCENTRATION_DESIGN or c['channels'] != 'acc_gyro':
             continue
-        method = (
-            c['method'] if c.get('variant', 'full') == 'full' else f"{c['method']} ({c['variant']})"
-        )
-        rows += [
-            dict(method=method, backbone=c['backbone'], seed=c['seed'], **x) for x in r['results']
-        ]
+        rows += [dict(method=_method_label(c), backbone=c['backbone'], seed=c['seed'], **x)
+                 for x in r['results']]
     return pd.DataFrame(
         rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy']
     )
+
+# %% ../nbs/14_analysis.ipynb #85742dcd
+def _ceiling_rows(recs: pd.DataFrame, m: str, name: str) -> list:
+    "Rows as `concentration_frame`'s of method `m`'s records `recs`, trained on setting `name`."
+    where, width, share = CONCENTRATION_SETTINGS[name]
+    return [dict(method=f'{m}, trained on it', backbone='cnn', seed=r.seed, region=where,
+                 width=width, share=share, accuracy=r[name])
+            for _, r in recs.iterrows()]
 
 # %% ../nbs/14_analysis.ipynb #afb2ef03
 def concentration_ceiling_frame(
@@ -409,22 +370,9 @@ def concentration_ceiling_frame(
     "Rows as `concentration_frame`: records trained on a concentrated setting, scored on it."
     rows = []
     for m in methods:
-        for name, (where, width, share) in CONCENTRATION_SETTINGS.items():
-            recs = harc_records(
-                {name: {'method': m, 'train_condition': name}}, seeds, results_dir, **common
-            )
-            rows += [
-                dict(
-                    method=f'{m}, trained on it',
-                    backbone='cnn',
-                    seed=r.seed,
-                    region=where,
-                    width=width,
-                    share=share,
-                    accuracy=r[name],
-                )
-                for _, r in recs.iterrows()
-            ]
+        for name in CONCENTRATION_SETTINGS:
+            only = {name: {'method': m, 'train_condition': name}}
+            rows += _ceiling_rows(harc_records(only, seeds, results_dir, **common), m, name)
     return pd.DataFrame(
         rows, columns=['method', 'backbone', 'seed', 'region', 'width', 'share', 'accuracy']
     )
@@ -462,16 +410,20 @@ def _panel_rows(n: int):
         ax.set_visible(False)
     return axes
 
-
-def _condition_panel(ax, g: pd.DataFrame, col: str, title: str, ylabel: str):
-    "`col` of `g` (mean ± se over seeds) vs. the shifted share, a line per condition, on `ax`."
+# %% ../nbs/14_analysis.ipynb #f6f3480a
+def _condition_colors() -> dict:
+    "{condition: colour} for the shifted conditions of `SEVERITY_DESIGN`, in its order."
     import seaborn as sns
 
     conds = SEVERITY_DESIGN['conditions']
-    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
-    for cond in conds:
+    return dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+
+# %% ../nbs/14_analysis.ipynb #9327717f
+def _condition_panel(ax, g: pd.DataFrame, col: str, title: str, ylabel: str):
+    "`col` of `g` (mean ± se over seeds) vs. the shifted share, a line per condition, on `ax`."
+    for cond, color in _condition_colors().items():
         one = g[g.condition == cond]
-        _mean_curve(ax, one, 'fraction', col, 100, color=colors[cond], label=cond)
+        _mean_curve(ax, one, 'fraction', col, 100, color=color, label=cond)
     n = g.seed.nunique()
     ax.set_title(f'{title} ({n} seed{"s" if n != 1 else ""})' if n else f'{title} (no records)')
     spec = ax.get_subplotspec()
@@ -484,47 +436,40 @@ def _condition_panel(ax, g: pd.DataFrame, col: str, title: str, ylabel: str):
 # %% ../nbs/14_analysis.ipynb #7883aefb
 def _severity_panel(ax, sev):
     "ERM's and PRISM's accuracy vs. shifted share of the test windows, per condition (CNN, full)."
-    import seaborn as sns
-
-    conds = SEVERITY_DESIGN['conditions']
-    colors = dict(zip(conds, sns.color_palette('colorblind', len(conds))))
+    colors = _condition_colors()
     s = sev[(sev.backbone == 'cnn') & (sev.channels == 'acc_gyro') & (sev.variant == 'full')]
     for (m, cond), g in s.groupby(['method', 'condition'], sort=False):
-        if m not in _LINESTYLE:
-            continue
-        _mean_curve(
-            ax, g, 'fraction', 'accuracy', 100,
-            color=colors[cond], ls=_LINESTYLE[m], label=cond if m == 'erm' else None,
-        )
+        if m in _LINESTYLE:
+            _mean_curve(ax, g, 'fraction', 'accuracy', 100, color=colors[cond], ls=_LINESTYLE[m],
+                        label=cond if m == 'erm' else None)
     ax.set_xlabel('shifted test windows (%)')
     ax.set_ylabel('accuracy (%)')
     ax.set_title('Shift severity\n(ERM solid, PRISM dashed)')
 
-# %% ../nbs/14_analysis.ipynb #e094c42f
-def _shortcut_panels(axes, sc):
-    "Three panels vs. rho: accuracy per test set, mask-following rate, group accuracies (CNN)."
+# %% ../nbs/14_analysis.ipynb #4413f754
+def _shortcut_curves(axes, g: pd.DataFrame, m: str):
+    "Method `m`'s curves vs. rho on the three panels: test-set accuracies, following, groups."
     import seaborn as sns
 
     CB = sns.color_palette('colorblind')
     palette = dict(zip(['aligned', 'neutral', 'conflicting'], sns.color_palette('colorblind', 3)))
+    ls, erm = _LINESTYLE[m], m == 'erm'
+    for k in ['aligned', 'neutral', 'conflicting']:
+        _mean_curve(axes[0], g, 'rho', k, ls=ls, color=palette[k], label=k if erm else None)
+    _mean_curve(axes[1], g, 'rho', 'mask_following', ls=ls, color='k',
+                label={'erm': 'ERM', 'prism': 'PRISM'}[m])
+    for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
+        shown = {'group_avg': 'average', 'group_worst': 'worst group'}[k]
+        _mean_curve(axes[2], g, 'rho', k, ls=ls, color=col, label=shown if erm else None)
+
+# %% ../nbs/14_analysis.ipynb #e094c42f
+def _shortcut_panels(axes, sc):
+    "Three panels vs. rho: accuracy per test set, mask-following rate, group accuracies (CNN)."
     sc = sc[(sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc) else sc
     for m in ['erm', 'prism']:
         g = sc[sc.method == m] if len(sc) else sc
-        if not len(g):
-            continue
-        for k in ['aligned', 'neutral', 'conflicting']:
-            _mean_curve(
-                axes[0], g, 'rho', k, ls=_LINESTYLE[m], color=palette[k],
-                label=k if m == 'erm' else None,
-            )
-        _mean_curve(
-            axes[1], g, 'rho', 'mask_following',
-            ls=_LINESTYLE[m], color='k', label={'erm': 'ERM', 'prism': 'PRISM'}[m],
-        )
-        for k, col in [('group_avg', CB[0]), ('group_worst', CB[3])]:
-            shown = {'group_avg': 'average', 'group_worst': 'worst group'}[k]
-            label = shown if m == 'erm' else None
-            _mean_curve(axes[2], g, 'rho', k, ls=_LINESTYLE[m], color=col, label=label)
+        if len(g):
+            _shortcut_curves(axes, g, m)
     for ax, t, y in [
         (axes[0], 'Shortcut strength\n(ERM solid, PRISM dashed)', 'accuracy (%)'),
         (axes[1], 'Mask-following rate', 'conflicting windows\npredicted as their pattern (%)'),
@@ -555,9 +500,7 @@ def plot_analysis_severity_shortcut(sev, sc, axes=None):
     return axes
 
 # %% ../nbs/14_analysis.ipynb #eae78eeb
-def plot_backbone_severity(
-    sev, backbones=PAPER_BACKBONES, axes=None
-):
+def plot_backbone_severity(sev, backbones=PAPER_BACKBONES, axes=None):
     "A panel per backbone: ERM accuracy vs. share of shifted test windows, a line per condition."
     from prism_nb.backbones import BACKBONE_DISPLAY
 
@@ -598,59 +541,57 @@ def plot_severity_worst(
 # %% ../nbs/14_analysis.ipynb #f6bd441b
 def harc_bias_summary(sc, methods):
     "Mean, se, seeds n per method at rho = 0.9 of aligned/neutral/conflicting acc., following."
-    cols = {
-        'aligned': 'Bias-aligned',
-        'neutral': 'Unbiased',
-        'conflicting': 'Bias-conflicting',
-        'mask_following': 'Mask-following',
-    }
-    g = (
-        sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')]
-        if len(sc)
-        else pd.DataFrame(columns=['method', *cols])
-    )
+    cols = {'aligned': 'Bias-aligned', 'neutral': 'Unbiased', 'conflicting': 'Bias-conflicting',
+            'mask_following': 'Mask-following'}
+    g = (sc[(sc.rho == 0.9) & (sc.backbone == 'cnn') & (sc.variant == 'full')] if len(sc)
+         else pd.DataFrame(columns=['method', *cols]))
     summ = summarize(
         g[g.method.isin(methods)].rename(columns=cols), 'method', list(cols.values())
     ).set_index(['method', 'column'])
     out = summ.reindex(
         pd.MultiIndex.from_product([list(methods), list(cols.values())], names=['method', 'column'])
     ).reset_index()
-    return out.assign(n=out['n'].fillna(0).astype(int))[
-        ['method', 'column', 'mean', 'se', 'n']
-    ]  # a method without records: NaN, 0 seeds
+    # a method without records: NaN, 0 seeds
+    return out.assign(n=out['n'].fillna(0).astype(int))[['method', 'column', 'mean', 'se', 'n']]
+
+# %% ../nbs/14_analysis.ipynb #268352c9
+def _cue_bars(ax, summary, methods: list):
+    "Bars per method of aligned, unbiased and conflicting accuracy (mean ± se) on `ax`."
+    import seaborn as sns
+
+    pal = sns.color_palette('colorblind', 3)
+    x, w = np.arange(len(methods)), 0.27
+    for i, col in enumerate(['Bias-aligned', 'Unbiased', 'Bias-conflicting']):
+        s = summary[summary.column == col].set_index('method').loc[methods]
+        ax.bar(x + (i - 1) * w, s['mean'], w, yerr=s['se'], capsize=2, color=pal[i], label=col)
+    ax.set_ylabel('accuracy (%)\n(bars: mean ± se over seeds)')
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8, loc='lower left')
+    ax.set_title('HAR-C, rho = 0.9: accuracy by test-time sampling cue')
+
+# %% ../nbs/14_analysis.ipynb #d1e26790
+def _following_bars(ax, summary, methods: list):
+    "A bar per method of its mask-following rate (mean ± se), PRISM's coloured, on `ax`."
+    import seaborn as sns
+
+    CB = sns.color_palette('colorblind')
+    s = summary[summary.column == 'Mask-following'].set_index('method').loc[methods]
+    ax.bar(np.arange(len(methods)), s['mean'], 0.6, yerr=s['se'], capsize=2,
+           color=[CB[3] if m == 'prism' else '0.55' for m in methods])
+    ax.set_ylim(0, 100)
+    ax.set_ylabel('conflicting windows\npredicted as their pattern (%)')
+    ax.set_title('HAR-C, rho = 0.9: mask-following rate')
 
 # %% ../nbs/14_analysis.ipynb #ff2f5720
 def plot_dg_shortcut(summary, names: dict, axes):
     "Two panels over methods at rho 0.9: aligned/unbiased/conflicting accuracy, mask-following."
-    import seaborn as sns
-
-    pal = sns.color_palette('colorblind', 3)
-    CB = sns.color_palette('colorblind')
     methods = list(dict.fromkeys(summary.method))
-    x = np.arange(len(methods))
-    w = 0.27
-    for i, col in enumerate(['Bias-aligned', 'Unbiased', 'Bias-conflicting']):
-        s = summary[summary.column == col].set_index('method').loc[methods]
-        axes[0].bar(x + (i - 1) * w, s['mean'], w, yerr=s['se'], capsize=2, color=pal[i], label=col)
-    s = summary[summary.column == 'Mask-following'].set_index('method').loc[methods]
-    axes[1].bar(
-        x,
-        s['mean'],
-        0.6,
-        yerr=s['se'],
-        capsize=2,
-        color=[CB[3] if m == 'prism' else '0.55' for m in methods],
-    )
+    _cue_bars(axes[0], summary, methods)
+    _following_bars(axes[1], summary, methods)
     for ax in axes:
-        ax.set_xticks(x, [names[m] for m in methods], rotation=60, ha='right', fontsize=8)
+        ax.set_xticks(np.arange(len(methods)), [names[m] for m in methods], rotation=60, ha='right',
+                      fontsize=8)
         ax.grid(axis='y', alpha=0.3)
-    axes[0].set_ylabel('accuracy (%)\n(bars: mean ± se over seeds)')
-    axes[0].set_ylim(0, 100)
-    axes[0].legend(fontsize=8, loc='lower left')
-    axes[0].set_title('HAR-C, rho = 0.9: accuracy by test-time sampling cue')
-    axes[1].set_ylim(0, 100)
-    axes[1].set_ylabel('conflicting windows\npredicted as their pattern (%)')
-    axes[1].set_title('HAR-C, rho = 0.9: mask-following rate')
     return axes
 
 # %% ../nbs/14_analysis.ipynb #2bf06cae
@@ -658,9 +599,9 @@ def concentration_table(conc):
     "Accuracy (mean ± se over seeds, regions) per method, region width and share in the region."
     if not len(conc):
         return pd.DataFrame()
-    per_seed = (
-        conc.groupby(['method', 'width', 'share', 'seed'], sort=False).accuracy.mean().reset_index()
-    )  # mean over the three regions
+    # mean over the three regions
+    per_seed = conc.groupby(['method', 'width', 'share', 'seed'], sort=False).accuracy.mean()
+    per_seed = per_seed.reset_index()
     st = summarize(per_seed, ['method', 'width', 'share'], ['accuracy'])
     st['cell'] = [pm(m, s) for m, s in zip(st['mean'], st['se'])]
     st['share'] = st['share'].astype(str)
@@ -673,20 +614,23 @@ def concentration_table(conc):
 # %% ../nbs/14_analysis.ipynb #839d6d6a
 def _concentration_curve(ax, x, m: str, color):
     "Method `m`'s accuracy vs. share of steps in the region: mean over regions, ± se over seeds."
-    per_seed = (
-        x.groupby(['share', 'seed']).accuracy.mean().reset_index()
-    )  # mean over the three regions
+    # mean over the three regions
+    per_seed = x.groupby(['share', 'seed']).accuracy.mean().reset_index()
     st = summarize(per_seed, 'share', ['accuracy']).sort_values('share')
-    ax.errorbar(
-        st['share'].astype(float),
-        st['mean'],
-        yerr=st['se'].fillna(0),
-        marker='o',
-        capsize=2,
-        color=color,
-        linestyle='-' if len(st) > 1 else 'none',
-        label=f"{m} ({int(st['n'].max())} seeds)",
-    )
+    ax.errorbar(st['share'].astype(float), st['mean'], yerr=st['se'].fillna(0), marker='o',
+                capsize=2, color=color, linestyle='-' if len(st) > 1 else 'none',
+                label=f"{m} ({int(st['n'].max())} seeds)")
+
+# %% ../nbs/14_analysis.ipynb #ad92f119
+def _concentration_panel(ax, conc, w: float, colors: dict):
+    "Each method's curve (`colors`: {method: colour}) at region width `w`, on `ax`."
+    g = conc[(conc.width == w) & (conc.share != 'uniform')] if len(conc) else conc
+    for m, color in colors.items():
+        x = g[g.method == m]
+        if len(x):
+            _concentration_curve(ax, x, m, color)
+    ax.set_title(f'steps inside {w:.0%}\nof the window')
+    ax.set_xlabel('share of the steps\ninside the region')
 
 # %% ../nbs/14_analysis.ipynb #3e9e8a02
 def plot_concentration(
@@ -703,25 +647,14 @@ def plot_concentration(
     methods = list(dict.fromkeys(conc.method)) if len(conc) else []
     colors = dict(zip(methods, sns.color_palette('colorblind', max(len(methods), 1))))
     for ax, w in zip(axes, widths):
-        g = conc[(conc.width == w) & (conc.share != 'uniform')] if len(conc) else conc
-        for m in methods:
-            x = g[g.method == m]
-            if len(x):
-                _concentration_curve(ax, x, m, colors[m])
-        ax.set_title(f'steps inside {w:.0%}\nof the window')
-        ax.set_xlabel('share of the steps\ninside the region')
+        _concentration_panel(ax, conc, w, colors)
     axes[0].set_ylabel('accuracy (%)')
     fig = axes[0].figure
     if own:
         fig.tight_layout()
     if methods:  # above the panels, out of the curves' way (seeds: of the last panel)
-        fig.legend(
-            *axes[-1].get_legend_handles_labels(),
-            ncol=min(len(methods), 4),
-            loc='lower center',
-            bbox_to_anchor=(0.5, 1.0),
-            frameon=False,
-        )
+        fig.legend(*axes[-1].get_legend_handles_labels(), ncol=min(len(methods), 4),
+                   loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
     return axes
 
 # %% ../nbs/14_analysis.ipynb #060d6cc5
@@ -745,28 +678,28 @@ def _severity_finding(sev) -> str | None:
         "concentration (see below)."
     )
 
+# %% ../nbs/14_analysis.ipynb #14fc7c09
+def _worst_class_part(g: pd.DataFrame, m: str) -> str:
+    "Method `m`'s worst class (`g`: its rows) with no window shifted and with all of them."
+    from prism_nb.algorithms import ALGORITHMS
+
+    full = g[g.fraction == 1.0]
+    per = full.groupby('condition')[['worst', 'accuracy']].mean()
+    low = per.worst.idxmin()
+    at = full[full.condition == low]
+    se = at.worst.std(ddof=1) / np.sqrt(len(at)) if len(at) > 1 else None
+    names, none_shifted = at.worst_class.value_counts(), g[g.fraction == 0.0].worst.mean()
+    return (
+        f"{ALGORITHMS[m].display}'s worst class from {none_shifted:.1f}% (none shifted) to"
+        f" {pm(per.worst[low], se, 1)}% on {low} ({names.index[0]} in "
+        f"{names.iloc[0]} of {len(at)} seeds), where its accuracy is {per.accuracy[low]:.1f}%"
+    )
+
 # %% ../nbs/14_analysis.ipynb #5d823fa8
 def _severity_worst_finding(wc) -> str | None:
     "Worst class: ERM's and PRISM's weakest class (CNN) with no window shifted and all of them."
-    from prism_nb.algorithms import ALGORITHMS
-
     s = wc[(wc.backbone == 'cnn') & (wc.variant == 'full')]
-    parts = []
-    for m in ('erm', 'prism'):
-        g = s[s.method == m]
-        if not len(g):
-            continue
-        full = g[g.fraction == 1.0]
-        per = full.groupby('condition')[['worst', 'accuracy']].mean()
-        low = per.worst.idxmin()
-        at = full[full.condition == low]
-        se = at.worst.std(ddof=1) / np.sqrt(len(at)) if len(at) > 1 else None
-        names, none_shifted = at.worst_class.value_counts(), g[g.fraction == 0.0].worst.mean()
-        parts.append(
-            f"{ALGORITHMS[m].display}'s worst class from {none_shifted:.1f}% (none shifted) to"
-            f" {pm(per.worst[low], se, 1)}% on {low} ({names.index[0]} in "
-            f"{names.iloc[0]} of {len(at)} seeds), where its accuracy is {per.accuracy[low]:.1f}%"
-        )
+    parts = [_worst_class_part(g, m) for m in ('erm', 'prism') if len(g := s[s.method == m])]
     if not parts:
         return None
     return (
@@ -775,19 +708,27 @@ def _severity_worst_finding(wc) -> str | None:
         + '; '.join(parts) + '.'
     )
 
+# %% ../nbs/14_analysis.ipynb #995074c3
+def _shortcut_verdict(
+    by: pd.DataFrame,  # ERM's mean columns per rho
+    lo: float, hi: float,  # the weakest and strongest rho
+) -> str:
+    "Whether ERM learns the sampling shortcut as rho grows from `lo` to `hi`, as the paper finds."
+    learned = (by.conflicting[hi] < by.conflicting[lo] - 10
+               and by.mask_following[hi] > by.mask_following[lo] + 10)
+    if learned:
+        return 'reproduces the paper (the model learns the sampling shortcut as rho grows).'
+    return 'does not reproduce the paper\'s strong shortcut learning.'
+
 # %% ../nbs/14_analysis.ipynb #3f0358d4
 def _shortcut_finding(sc) -> str | None:
     "Shortcuts: ERM's accuracies, mask-following, worst-group gap from the lowest to highest rho."
-    g = (
-        sc[(sc.method == 'erm') & (sc.backbone == 'cnn') & (sc.variant == 'full')]
-        if len(sc)
-        else sc
-    )
+    g = (sc[(sc.method == 'erm') & (sc.backbone == 'cnn') & (sc.variant == 'full')]
+         if len(sc) else sc)
     if not (len(g) and g.rho.nunique() > 1):
         return None
-    by = g.groupby('rho')[
-        ['aligned', 'conflicting', 'mask_following', 'group_avg', 'group_worst']
-    ].mean()
+    cols = ['aligned', 'conflicting', 'mask_following', 'group_avg', 'group_worst']
+    by = g.groupby('rho')[cols].mean()
     lo, hi = by.index.min(), by.index.max()
     return (
         f"**Shortcuts** (ERM, rho {lo:.2f} to {hi:.2f}, {g.seed.nunique()} seeds): aligned "
@@ -797,12 +738,18 @@ def _shortcut_finding(sc) -> str | None:
         f"{by.mask_following[hi]:.1f}%, average-minus-worst-group gap "
         f"{by.group_avg[lo] - by.group_worst[lo]:.1f} -> "
         f"{by.group_avg[hi] - by.group_worst[hi]:.1f} points: "
-        + (
-            'reproduces the paper (the model learns the sampling shortcut as rho grows).'
-            if by.conflicting[hi] < by.conflicting[lo] - 10
-            and by.mask_following[hi] > by.mask_following[lo] + 10
-            else 'does not reproduce the paper\'s strong shortcut learning.'
-        )
+        + _shortcut_verdict(by, lo, hi)
+    )
+
+# %% ../nbs/14_analysis.ipynb #e5bb7e15
+def _prism_clause(m: pd.DataFrame) -> str:
+    "PRISM's conflicting and unbiased accuracy and mask-following, from `m` (means per method)."
+    best = m.conflicting['prism'] >= m.conflicting.max() - 1e-9
+    return (
+        f"; PRISM {m.conflicting['prism']:.1f} conflicting and {m.neutral['prism']:.1f} "
+        "unbiased "
+        f"({'the best' if best else 'not the best'} conflicting accuracy), "
+        f"mask-following {m.mask_following['prism']:.1f}%"
     )
 
 # %% ../nbs/14_analysis.ipynb #d13b9153
@@ -822,15 +769,21 @@ def _dg_shortcut_finding(sc) -> str | None:
         f"{base.conflicting.min():.1f}-{base.conflicting.max():.1f} and their mask-following "
         f"{base.mask_following.min():.1f}-{base.mask_following.max():.1f}%"
     )
-    if 'prism' in m.index:
-        best = m.conflicting['prism'] >= m.conflicting.max() - 1e-9
-        line += (
-            f"; PRISM {m.conflicting['prism']:.1f} conflicting and {m.neutral['prism']:.1f} "
-            "unbiased "
-            f"({'the best' if best else 'not the best'} conflicting accuracy), "
-            f"mask-following {m.mask_following['prism']:.1f}%"
-        )
-    return line + '.'
+    return line + (_prism_clause(m) if 'prism' in m.index else '') + '.'
+
+# %% ../nbs/14_analysis.ipynb #468d079c
+def _paper_drops() -> dict:
+    "{'First', 'Last', 'Mid': ERM's drop from Random (points) in the paper's `tab:harc`}."
+    paper = reported('tab:harc').query("row == 'ERM'").set_index('column')['mean']
+    return {k: paper['Random'] - paper[k] for k in ('First', 'Last', 'Mid')}
+
+# %% ../nbs/14_analysis.ipynb #bad41ad3
+def _erm_random_accuracy(sev) -> float:
+    "ERM's accuracy (CNN) with no test window shifted: mean over conditions, then over seeds."
+    if not len(sev):
+        return float('nan')
+    s = sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.fraction == 0.0)]
+    return s.groupby('seed').accuracy.mean().mean()
 
 # %% ../nbs/14_analysis.ipynb #da34aabc
 def _concentration_finding(sev, conc) -> str | None:
@@ -838,16 +791,7 @@ def _concentration_finding(sev, conc) -> str | None:
     cn = conc[(conc.method == 'erm') & (conc.backbone == 'cnn')] if len(conc) else conc
     if not (len(cn) and (paper_dir() / 'reported.csv').exists()):
         return None
-    paper = reported('tab:harc').query("row == 'ERM'").set_index('column')['mean']
-    paper_drop = {k: paper['Random'] - paper[k] for k in ('First', 'Last', 'Mid')}
-    rnd = (
-        sev[(sev.method == 'erm') & (sev.backbone == 'cnn') & (sev.fraction == 0.0)]
-        .groupby('seed')
-        .accuracy.mean()
-        .mean()
-        if len(sev)
-        else float('nan')
-    )
+    paper_drop, rnd = _paper_drops(), _erm_random_accuracy(sev)
     acc = cn.groupby(['width', 'share']).accuracy.mean()
     reach = [(w, sh) for (w, sh), a in acc.items() if rnd - a >= min(paper_drop.values())]
     default = acc.get((0.4, 0.8), float('nan'))
