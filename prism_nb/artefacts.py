@@ -31,6 +31,20 @@ __all__ = ['BACKBONE_TABLE_METHODS', 'BACKBONE_TABLE_BACKBONES', 'ABLATION_ROWS'
            'plot_backbone_generalization', 'harc_figures', 'dataset_statistics', 'augmentation_settings',
            'render_folders']
 
+# %% ../nbs/11a_artefacts.ipynb #623a00ae
+def _canonical_path(overrides: dict, seed: int, results_dir: Path, common: dict) -> Path:
+    "Where the record of the default config with `common`, then `overrides`, at `seed` is."
+    return record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
+
+# %% ../nbs/11a_artefacts.ipynb #fd4e0ec9
+def _record_row(name: str, seed: int, r: dict) -> dict:
+    "Row `name`, `seed`, metrics, Avg., val_acc, timing, threads and collapsed of record `r`."
+    return {'row': name, 'seed': seed, **r['metrics'], 'Avg.': r['avg'],
+            'val_acc': r.get('val_acc'),
+            'seconds_per_epoch': r['timing']['seconds_per_epoch'],
+            'total_seconds': r['timing']['total_seconds'], 'threads': r.get('torch_threads'),
+            'collapsed': bool(r.get('collapsed', False))}
+
 # %% ../nbs/11a_artefacts.ipynb #38f7ac48
 def harc_records(
     rows: dict,  # table row name -> config overrides, e.g. {'ERM': {'method': 'erm'}}
@@ -44,23 +58,33 @@ def harc_records(
     out = []
     for name, overrides in rows.items():
         for seed in seeds:
-            p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
-            if p.exists():
-                r = read_record(p)
-                out.append(
-                    {
-                        'row': name,
-                        'seed': seed,
-                        **r['metrics'],
-                        'Avg.': r['avg'],
-                        'val_acc': r.get('val_acc'),
-                        'seconds_per_epoch': r['timing']['seconds_per_epoch'],
-                        'total_seconds': r['timing']['total_seconds'],
-                        'threads': r.get('torch_threads'),
-                        'collapsed': bool(r.get('collapsed', False)),
-                    }
-                )
+            if (p := _canonical_path(overrides, seed, results_dir, common)).exists():
+                out.append(_record_row(name, seed, read_record(p)))
     return pd.DataFrame(out, columns=None if out else ['row', 'seed'])
+
+# %% ../nbs/11a_artefacts.ipynb #75bcee9f
+def _class_accuracies(overrides: dict, seeds, results_dir: Path, conditions, common: dict) -> list:
+    "[seed][condition][class] accuracies of a row's records that hold all of `conditions`."
+    per = []
+    for seed in seeds:
+        p = _canonical_path(overrides, seed, results_dir, common)
+        rec = read_record(p) if p.exists() else {}
+        if all(c in rec.get('per_class', {}) for c in conditions):
+            per.append([rec['per_class'][c] for c in conditions])
+    return per
+
+# %% ../nbs/11a_artefacts.ipynb #f284be0b
+def _worst_cell(
+    per: list,  # [seed][condition][class], as `_class_accuracies`
+    conditions, rename: dict | None,  # as `worst_class_cells`
+) -> str:
+    "'acc (CLASS, condition)' of the lowest seed-mean class accuracy in `per`; '—' if none."
+    if not per:
+        return '—'
+    mean = np.nanmean(np.array(per, dtype=float), axis=0)  # [condition, class]
+    c, k = np.unravel_index(np.nanargmin(mean), mean.shape)
+    cond = (rename or {}).get(conditions[c], conditions[c])
+    return f'{mean[c, k]:.1f} ({HAR_CLASSES[k]}, {cond})'
 
 # %% ../nbs/11a_artefacts.ipynb #58cebdcf
 def worst_class_cells(
@@ -72,22 +96,33 @@ def worst_class_cells(
     **common,
 ) -> list:
     "Per row: 'acc (CLASS, condition)' of the lowest seed-mean class accuracy; '—' if no records."
-    results_dir, seeds, out = results_root(results_dir), check_seeds(seeds), []
-    for overrides in rows.values():
-        per = []  # [seed][condition][class]
-        for seed in seeds:
-            p = record_path(make_config(**{**common, **overrides, 'seed': seed}), results_dir)
-            rec = read_record(p) if p.exists() else {}
-            if all(c in rec.get('per_class', {}) for c in conditions):
-                per.append([rec['per_class'][c] for c in conditions])
-        if not per:
-            out.append('—')
-            continue
-        mean = np.nanmean(np.array(per, dtype=float), axis=0)  # [condition, class]
-        c, k = np.unravel_index(np.nanargmin(mean), mean.shape)
-        cond = (rename or {}).get(conditions[c], conditions[c])
-        out.append(f'{mean[c, k]:.1f} ({HAR_CLASSES[k]}, {cond})')
-    return out
+    results_dir, seeds = results_root(results_dir), check_seeds(seeds)
+    per_row = (_class_accuracies(o, seeds, results_dir, conditions, common) for o in rows.values())
+    return [_worst_cell(per, conditions, rename) for per in per_row]
+
+# %% ../nbs/11a_artefacts.ipynb #668b7905
+def _run_notes(table: pd.DataFrame, recs: pd.DataFrame, rows: dict):
+    "Add to `table` the collapsed runs per row, and the thread counts when `recs` mix them."
+    if len(recs) and recs.collapsed.any():
+        table['collapsed'] = [
+            f"{int(recs.collapsed[recs.row == r].sum())} of {int((recs.row == r).sum())}"
+            for r in rows
+        ]
+    if len(recs) and recs.threads.nunique() > 1:
+        table['threads'] = [
+            ', '.join(str(t) for t in sorted(recs.threads[recs.row == r].dropna().unique()))
+            for r in rows
+        ]
+
+# %% ../nbs/11a_artefacts.ipynb #aed7df92
+def _paper_twin(summ: pd.DataFrame, rows: dict, cols: list, paper_table, paper_rows, paper_block):
+    "`versus_paper` of `summ` against the paper's `paper_table` (its `paper_block` alone if given)."
+    if not (paper_table and (paper_dir() / 'reported.csv').exists()):
+        return None
+    paper = reported(paper_table)
+    if paper_block is not None:
+        paper = paper[paper.block == paper_block]
+    return versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows}, cols)
 
 # %% ../nbs/11a_artefacts.ipynb #66524d6a
 def harc_result_table(
@@ -110,55 +145,32 @@ def harc_result_table(
         rows, seeds, results_dir, [back.get(c, c) for c in HARC_CONDITIONS], rename, **common
     )
     table.insert(len(cols), 'worst class', worst)
-    if len(recs) and recs.collapsed.any():  # runs predicting one class on all source validation
-        table['collapsed'] = [
-            f"{int(recs.collapsed[recs.row == r].sum())} of {int((recs.row == r).sum())}"
-            for r in rows
-        ]
-    if (
-        len(recs) and recs.threads.nunique() > 1
-    ):  # say so when a table mixes thread counts (records differ in the last bits)
-        table['threads'] = [
-            ', '.join(str(t) for t in sorted(recs.threads[recs.row == r].dropna().unique()))
-            for r in rows
-        ]
-    twin = None
-    if paper_table and (paper_dir() / 'reported.csv').exists():
-        paper = reported(paper_table)
-        if paper_block is not None:
-            paper = paper[paper.block == paper_block]
-        twin = versus_paper(summ, 'row', paper, paper_rows or {r: r for r in rows}, cols)
-    return table, twin, recs
+    _run_notes(table, recs, rows)
+    return table, _paper_twin(summ, rows, cols, paper_table, paper_rows, paper_block), recs
+
+# %% ../nbs/11a_artefacts.ipynb #86c9b381
+def _twin_lines(row: str, g: pd.DataFrame) -> list:
+    "Row `row`'s lines of the wide twin (`g`: its rows of `versus_paper`): ours, paper, diff."
+    g = g.set_index('column')
+    ours = {c: pm(g.loc[c, 'ours'], g.loc[c, 'ours_se']) for c in g.index}
+    paper = {c: pm(g.loc[c, 'paper'], g.loc[c, 'paper_se']) for c in g.index}
+    diff = {c: '—' if pd.isna(g.loc[c, 'diff']) else f"{g.loc[c, 'diff']:+.2f}" for c in g.index}
+    return [pd.Series(ours, name=(row, 'ours')), pd.Series(paper, name=(row, 'paper')),
+            pd.Series(diff, name=(row, 'diff'))]
 
 # %% ../nbs/11a_artefacts.ipynb #c2994ca5
 def twin_wide(twin: pd.DataFrame) -> pd.DataFrame:
     "Wide view of `versus_paper`: per row 'ours / paper / diff' lines, one column per condition."
-    out = []
-    for row, g in twin.groupby('row', sort=False):
-        g = g.set_index('column')
-        out.append(
-            pd.Series(
-                {c: pm(g.loc[c, 'ours'], g.loc[c, 'ours_se']) for c in g.index}, name=(row, 'ours')
-            )
-        )
-        out.append(
-            pd.Series(
-                {c: pm(g.loc[c, 'paper'], g.loc[c, 'paper_se']) for c in g.index},
-                name=(row, 'paper'),
-            )
-        )
-        out.append(
-            pd.Series(
-                {
-                    c: '—' if pd.isna(g.loc[c, 'diff']) else f"{g.loc[c, 'diff']:+.2f}"
-                    for c in g.index
-                },
-                name=(row, 'diff'),
-            )
-        )
-    df = pd.DataFrame(out)
+    df = pd.DataFrame([line for row, g in twin.groupby('row', sort=False)
+                       for line in _twin_lines(row, g)])
     df.index = pd.MultiIndex.from_tuples(df.index, names=['row', 'source'])
     return df
+
+# %% ../nbs/11a_artefacts.ipynb #fde8d513
+def _condition_trained(m: str, seeds, results_dir, common: dict) -> dict:
+    "{condition: `harc_records` of method `m` trained on it} for each shifted condition."
+    return {c: harc_records({c: {'method': m, 'train_condition': c}}, seeds, results_dir, **common)
+            for c in HARC_CONDITIONS if c != 'Random'}
 
 # %% ../nbs/11a_artefacts.ipynb #de9ee933
 def ceiling_frame(
@@ -170,26 +182,16 @@ def ceiling_frame(
     "HAR-C accuracy of Random- and condition-trained models: method, condition, trained_on, seed."
     rows = []
     for m in methods:
-        same = {
-            c: harc_records({c: {'method': m, 'train_condition': c}}, seeds, results_dir, **common)
-            for c in HARC_CONDITIONS
-            if c != 'Random'
-        }
+        same = _condition_trained(m, seeds, results_dir, common)
         paired = sorted({s for r in same.values() for s in r.get('seed', [])}) or list(
             check_seeds(seeds)
         )
         base = harc_records({'Random': {'method': m}}, paired, results_dir, **common)
         for c in HARC_CONDITIONS:
-            for trained_on, recs in [
-                ('Random', base),
-                ('itself', base if c == 'Random' else same[c]),
-            ]:  # Random trained on itself is the base
-                rows += [
-                    dict(
-                        method=m, condition=c, trained_on=trained_on, seed=r.seed, accuracy=r.get(c)
-                    )
-                    for _, r in recs.iterrows()
-                ]
+            itself = base if c == 'Random' else same[c]  # Random trained on itself is the base
+            for trained_on, recs in [('Random', base), ('itself', itself)]:
+                rows += [dict(method=m, condition=c, trained_on=trained_on, seed=r.seed,
+                              accuracy=r.get(c)) for _, r in recs.iterrows()]
     return pd.DataFrame(
         rows, columns=['method', 'condition', 'trained_on', 'seed', 'accuracy']
     ).dropna(subset=['accuracy'])
@@ -208,6 +210,12 @@ def _ceiling_split(table: pd.DataFrame, mean: dict, e: str):
     table[f'{e}: training on it recovers'] = [round(back[c], 2) for c in HARC_CONDITIONS]
     table[f'{e}: left (information)'] = [round(drop[c] - back[c], 2) for c in HARC_CONDITIONS]
 
+# %% ../nbs/11a_artefacts.ipynb #3a36845b
+def _ceiling_columns(frame: pd.DataFrame, names: dict, methods) -> list:
+    "'<name>, trained on Random', '<name>, trained on it' per method of `frame` (or `methods`)."
+    return [c for m in (list(dict.fromkeys(frame.method)) or list(methods))
+            for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")]
+
 # %% ../nbs/11a_artefacts.ipynb #eebd4567
 def ceiling_table(
     frame: pd.DataFrame,  # `ceiling_frame`
@@ -216,32 +224,38 @@ def ceiling_table(
 ) -> pd.DataFrame:
     "Per condition: methods trained on Random and on it (mean ± se); ERM's drop, recovered, left."
     names = names or {}
-    f = frame.assign(
-        row=frame.condition,
-        column=frame.method.map(lambda m: names.get(m, m))
-        + ', trained on '
-        + frame.trained_on.map({'Random': 'Random', 'itself': 'it'}),
-    )
-    cols = [
-        c
-        for m in (list(dict.fromkeys(frame.method)) or list(methods))
-        for c in (f"{names.get(m, m)}, trained on Random", f"{names.get(m, m)}, trained on it")
-    ]
+    cols = _ceiling_columns(frame, names, methods)
     if not len(frame):
         return pd.DataFrame(
             '—', index=pd.Index(HARC_CONDITIONS, name='condition'), columns=cols
         ).assign(seeds=0)
-    summ = summarize(
-        f.pivot_table(index=['row', 'seed'], columns='column', values='accuracy').reset_index(),
-        'row',
-        cols,
-    )
+    trained_on = frame.trained_on.map({'Random': 'Random', 'itself': 'it'})
+    name = frame.method.map(lambda m: names.get(m, m))
+    f = frame.assign(row=frame.condition, column=name + ', trained on ' + trained_on)
+    wide = f.pivot_table(index=['row', 'seed'], columns='column', values='accuracy').reset_index()
+    summ = summarize(wide, 'row', cols)
     table = wide_table(summ, 'row', HARC_CONDITIONS, cols, index_name='condition')
     mean = {(r.row, r.column): r['mean'] for _, r in summ.iterrows()}
     e = names.get('erm', 'erm')
     if f"{e}, trained on it" in cols:
         _ceiling_split(table, mean, e)
     return table
+
+# %% ../nbs/11a_artefacts.ipynb #5cc03337
+def _ceiling_bars(
+    ax, frame: pd.DataFrame,  # `ceiling_frame`
+    m: str, t: str,  # the method, and what it was trained on: 'Random' or 'itself'
+    i: int, n: int,  # this group's place among the `n` groups at each condition
+    label: str,
+):
+    "Bars per condition of `m` trained on `t` (mean ± se over seeds), group `i` of `n`, on `ax`."
+    st = summarize(
+        frame[(frame.method == m) & (frame.trained_on == t)], 'condition', ['accuracy']
+    ).set_index('condition')
+    width = 0.8 / n
+    ax.bar(np.arange(len(HARC_CONDITIONS)) + (i - (n - 1) / 2) * width,
+           st['mean'].reindex(HARC_CONDITIONS), width, yerr=st['se'].reindex(HARC_CONDITIONS),
+           capsize=2, label=label, color=f'C{i // 2}', alpha=1.0 if t == 'itself' else 0.5)
 
 # %% ../nbs/11a_artefacts.ipynb #8b66685e
 def plot_ceiling(
@@ -253,22 +267,9 @@ def plot_ceiling(
     names = names or {}
     ax = ax or plt.subplots(figsize=(10, 3.4))[1]
     groups = [(m, t) for m in frame.method.unique() for t in ('Random', 'itself')]
-    width = 0.8 / max(len(groups), 1)  # no records yet: an empty panel
-    for i, (m, t) in enumerate(groups):
-        st = summarize(
-            frame[(frame.method == m) & (frame.trained_on == t)], 'condition', ['accuracy']
-        ).set_index('condition')
-        mean, se = st['mean'].reindex(HARC_CONDITIONS), st['se'].reindex(HARC_CONDITIONS)
-        ax.bar(
-            np.arange(len(HARC_CONDITIONS)) + (i - (len(groups) - 1) / 2) * width,
-            mean,
-            width,
-            yerr=se,
-            capsize=2,
-            label=f"{names.get(m, m)}, trained on {'Random' if t == 'Random' else 'the condition'}",
-            color=f'C{i // 2}',
-            alpha=1.0 if t == 'itself' else 0.5,
-        )
+    for i, (m, t) in enumerate(groups):  # no records yet: no groups, an empty panel
+        label = f"{names.get(m, m)}, trained on {'Random' if t == 'Random' else 'the condition'}"
+        _ceiling_bars(ax, frame, m, t, i, len(groups), label)
     ax.set_xticks(range(len(HARC_CONDITIONS)), HARC_CONDITIONS)
     ax.set_ylabel('accuracy (%)')
     ax.set_ylim(max(0, frame.accuracy.min() - 10) if len(frame) else 0, 100)
@@ -277,14 +278,8 @@ def plot_ceiling(
     return ax.figure
 
 # %% ../nbs/11a_artefacts.ipynb #6aeb7bb2
-BACKBONE_TABLE_METHODS = (
-    'erm',
-    'mldg',
-    'manydg',
-    'mixup',
-    'mmd',
-    'prism',
-)  # the rows of the paper's tab:backbone
+# the rows of the paper's tab:backbone
+BACKBONE_TABLE_METHODS = ('erm', 'mldg', 'manydg', 'mixup', 'mmd', 'prism')
 # its blocks, in its order: the built-in backbones beside the CNN
 BACKBONE_TABLE_BACKBONES = tuple(b for b in PAPER_BACKBONES if b != 'cnn')
 
@@ -295,14 +290,8 @@ def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) ->
     tables, twins, recs = [], [], []
     for b in BACKBONE_TABLE_BACKBONES:
         name = BACKBONE_DISPLAY[b]
-        table, twin, r = harc_result_table(
-            rows,
-            seeds,
-            results_dir,
-            paper_table='tab:backbone' if with_paper else None,
-            paper_block=name,
-            backbone=b,
-        )
+        table, twin, r = harc_result_table(rows, seeds, results_dir, backbone=b, paper_block=name,
+                                           paper_table='tab:backbone' if with_paper else None)
         tables.append(
             pd.concat({name: table.drop(columns='threads', errors='ignore')}, names=['Backbone'])
         )
@@ -311,15 +300,9 @@ def backbone_table(seeds=range(3), results_dir=None, with_paper: bool = True) ->
         if twin is not None:
             twins.append(twin.assign(block=name))
     twin = pd.concat(twins, ignore_index=True) if twins else None
-    return (
-        pd.concat(tables),
-        twin,
-        (
-            pd.concat(recs, ignore_index=True)
-            if recs
-            else pd.DataFrame(columns=['row', 'seed', 'backbone'])
-        ),
-    )
+    recs = (pd.concat(recs, ignore_index=True) if recs
+            else pd.DataFrame(columns=['row', 'seed', 'backbone']))
+    return pd.concat(tables), twin, recs
 
 # %% ../nbs/11a_artefacts.ipynb #b04384b7
 def _backbone_stats(recs: pd.DataFrame):
@@ -331,11 +314,9 @@ def _backbone_stats(recs: pd.DataFrame):
         ['row', 'backbone', 'column']
     )
 
-# %% ../nbs/11a_artefacts.ipynb #fdb0d4e8
-def _backbone_panel(
-    ax, st, col: str, title: str, names: list, colors: dict, labelled: set
-) -> float:
-    "One panel: column `col` of `st` per backbone and method, each label once; its lowest foot."
+# %% ../nbs/11a_artefacts.ipynb #08b1de75
+def _backbone_bars(ax, st, col: str, names: list, colors: dict, labelled: set) -> float:
+    "Bars of column `col` of `st` per backbone and method, each label once; the lowest foot."
     width, lowest = 0.8 / len(names), 100.0
     for j, name in enumerate(names):
         for i, b in enumerate(BACKBONE_TABLE_BACKBONES):
@@ -343,30 +324,24 @@ def _backbone_panel(
                 continue
             mean, se = st.loc[(name, b, col), ['mean', 'se']]
             lowest = min(lowest, mean - (0 if pd.isna(se) else se))
-            ax.bar(
-                i + (j - (len(names) - 1) / 2) * width,
-                mean,
-                width,
-                yerr=se,
-                capsize=1.5,
-                color=colors[name],
-                edgecolor='k' if name == 'PRISM' else 'none',
-                label=None if name in labelled else name,
-            )
+            ax.bar(i + (j - (len(names) - 1) / 2) * width, mean, width, yerr=se, capsize=1.5,
+                   color=colors[name], edgecolor='k' if name == 'PRISM' else 'none',
+                   label=None if name in labelled else name)
             labelled.add(name)
-    ax.set_xticks(
-        range(len(BACKBONE_TABLE_BACKBONES)),
-        [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES],
-    )
+    return lowest
+
+# %% ../nbs/11a_artefacts.ipynb #fdb0d4e8
+def _backbone_panel(
+    ax, st, col: str, title: str, names: list, colors: dict, labelled: set
+) -> float:
+    "One panel: column `col` of `st` per backbone and method, each label once; its lowest foot."
+    lowest = _backbone_bars(ax, st, col, names, colors, labelled)
+    ax.set_xticks(range(len(BACKBONE_TABLE_BACKBONES)),
+                  [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES])
     ax.set_title(title)
     ax.set_xlim(-0.5, len(BACKBONE_TABLE_BACKBONES) - 0.5)
-    ax.axhline(
-        100 / len(HAR_CLASSES),
-        color='gray',
-        ls=':',
-        lw=1,
-        label=None if 'chance' in labelled else 'chance',
-    )
+    ax.axhline(100 / len(HAR_CLASSES), color='gray', ls=':', lw=1,
+               label=None if 'chance' in labelled else 'chance')
     labelled.add('chance')
     return lowest
 
@@ -384,42 +359,40 @@ def plot_backbone_generalization(recs: pd.DataFrame, axes=None):
         (axes[1], 'shifted', 'Mean of the 7 shifted conditions'),
     ]:
         lowest = min(lowest, _backbone_panel(ax, st, col, title, names, colors, labelled))
-    for ax in axes:
-        ax.set_ylim(
-            min(40, 10 * np.floor((lowest - 3) / 10)), 100
-        )  # down to the lowest bar: a collapsed run stays visible
+    for ax in axes:  # down to the lowest bar: a collapsed run stays visible
+        ax.set_ylim(min(40, 10 * np.floor((lowest - 3) / 10)), 100)
     for ax in axes:
         ax.set_ylabel('accuracy (%)')
     axes[0].figure.tight_layout()
     if len(labelled) > 1:
-        axes[0].figure.legend(
-            *axes[0].get_legend_handles_labels(),
-            ncol=-(-(len(names) + 1) // 2),
-            loc='lower center',
-            bbox_to_anchor=(0.5, 1.0),
-            frameon=False,
-        )
+        axes[0].figure.legend(*axes[0].get_legend_handles_labels(), ncol=-(-(len(names) + 1) // 2),
+                              loc='lower center', bbox_to_anchor=(0.5, 1.0), frameon=False)
     return axes[0].figure
+
+# %% ../nbs/11a_artefacts.ipynb #f588bb6e
+def _figure_masks(x, seed: int) -> dict:
+    "{condition: mask} of the one window `x` under each HAR-C condition, drawn for the figures."
+    return {c: condition_masks(c, 1, x.shape[1], x.shape[2], 0.2, derive_seed(seed, 'figure', c))[0]
+            for c in HARC_CONDITIONS}
+
+# %% ../nbs/11a_artefacts.ipynb #b93fd399
+def _channel_labels(channels) -> list:
+    "The figures' short names of HAR channels `channels`."
+    return [
+        n.replace('total_acc_', 'acc ').replace('body_gyro_', 'gyro ').replace('body_acc_', 'bacc ')
+        for n in channels
+    ]
 
 # %% ../nbs/11a_artefacts.ipynb #f0fa7c5f
 def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=None) -> dict:
     "Render `harc_sample_masks` and `harc_construction` from the HAR data; returns the figures."
     splits = har_splits(load_har(), channels=channels, seed=seed)
     x = splits.test[window : window + 1]
-    masks = {
-        c: condition_masks(c, 1, x.shape[1], x.shape[2], 0.2, derive_seed(seed, 'figure', c))[0]
-        for c in HARC_CONDITIONS
-    }
-    names = [
-        n.replace('total_acc_', 'acc ').replace('body_gyro_', 'gyro ').replace('body_acc_', 'bacc ')
-        for n in splits.channels
-    ]
+    masks, names = _figure_masks(x, seed), _channel_labels(splits.channels)
     activity = HAR_CLASSES[int(x.y[0])].replace('_', ' ').lower()
     figs = {
         'harc_sample_masks': plot_condition_masks(
-            x.v[0],
-            masks,
-            channel_names=names,
+            x.v[0], masks, channel_names=names,
             title=f'One test window (activity: {activity}) under the eight HAR-C conditions',
         ),
         'harc_construction': plot_harc_construction(masks, channel_names=names),
@@ -433,22 +406,17 @@ def harc_figures(seed: int = 0, window: int = 0, channels='acc_gyro', out_dir=No
 def dataset_statistics(seed: int = 0, channels='acc_gyro') -> pd.DataFrame:
     "The HAR-C column of the paper's dataset-statistics table, from the data."
     s = har_splits(load_har(), channels=channels, seed=seed).stats()
-    extra = pd.Series(
-        {
-            'Distribution shift': 'Sampling-pattern shifts',
-            '# Test conditions': f'{len(HARC_CONDITIONS)} sampling conditions',
-        }
-    )
-    order = [
-        'Task',
-        '# Classes',
-        '# Features F',
-        'Sequence length T',
-        'Time window',
-        'Observed fraction',
-    ]
+    extra = pd.Series({'Distribution shift': 'Sampling-pattern shifts',
+                       '# Test conditions': f'{len(HARC_CONDITIONS)} sampling conditions'})
+    order = ['Task', '# Classes', '# Features F', 'Sequence length T', 'Time window',
+             'Observed fraction']
     split = pd.Series({'Split counted': f'seed {seed} (draws the validation volunteers)'})
     return pd.concat([s[order], extra, s.drop(order), split]).rename(s.name).to_frame()
+
+# %% ../nbs/11a_artefacts.ipynb #6b5566b8
+def _task_hparams(cls, t) -> dict:
+    "Hyperparameters of method class `cls` on task `t`: defaults, then the task's (or family's)."
+    return {**cls.defaults(), **cls.task_hparams.get(t.name, cls.task_hparams.get(t.family, {}))}
 
 # %% ../nbs/11a_artefacts.ipynb #9c5e9499
 def augmentation_settings() -> pd.DataFrame:
@@ -457,7 +425,7 @@ def augmentation_settings() -> pd.DataFrame:
     rows = {}
     for name in ('harc', 'eicu_demo', 'p12', 'p19'):
         t = TASKS[name]
-        hp = {**cls.defaults(), **cls.task_hparams.get(t.name, cls.task_hparams.get(t.family, {}))}
+        hp = _task_hparams(cls, t)
         rows[t.display] = {
             'Pretrain (r_t, r_f)': f"({hp['pre_r_t']:g}, {hp['pre_r_f']:g})",
             'Downstream (r_t, r_f)': f"({hp['r_t']:g}, {hp['r_f']:g})",
@@ -468,9 +436,8 @@ def augmentation_settings() -> pd.DataFrame:
 # %% ../nbs/11a_artefacts.ipynb #871caefc
 ABLATION_ROWS = {  # (block, row name) -> config overrides; the paper's tab:ablation, in its order
     ('Incremental construction', 'ERM'): dict(method='erm'),
-    ('Incremental construction', '+ Complementary pretraining'): dict(
-        method='prism', variant='no_views'
-    ),
+    ('Incremental construction', '+ Complementary pretraining'): dict(method='prism',
+                                                                       variant='no_views'),
     ('Incremental construction', '+ Sampling variations'): dict(method='prism', variant='avg'),
     ('Incremental construction', '+ Worst-view objective (PRISM)'): dict(method='prism'),
     ('Component removal from PRISM', 'w/o L_feat'): dict(method='prism', variant='no_lfeat'),
@@ -486,6 +453,16 @@ def _existing_ancestor(d: Path) -> Path:
         d = d.parent
     return d
 
+# %% ../nbs/11a_artefacts.ipynb #8936fae4
+def _check_output_folder(key: str, d: Path):
+    "Raise `ConfigError` if folder `d` (given as `key`) is a file or cannot be written; check room."
+    if d.exists() and not d.is_dir():
+        raise ConfigError(f"{key} {d} is a file, not a folder: name a folder")
+    base = _existing_ancestor(d)
+    if not (base.is_dir() and os.access(base, os.W_OK | os.X_OK)):
+        raise ConfigError(f"{key} {d} cannot be written ({base} is not a writable folder)")
+    check_free_space(d, key)  # a full disk named now, not after the whole render
+
 # %% ../nbs/11a_artefacts.ipynb #9494faea
 def render_folders(
     tables_dir=None,  # where the tables go; None: <repo>/tables (a relative folder: from <repo>)
@@ -498,12 +475,7 @@ def render_folders(
     ]
     tables, figures = _publish_dirs(*dirs)  # one folder twice, or one inside the other: refused
     for key, d in (('tables_dir', tables), ('figures_dir', figures)):
-        if d.exists() and not d.is_dir():
-            raise ConfigError(f"{key} {d} is a file, not a folder: name a folder")
-        base = _existing_ancestor(d)
-        if not (base.is_dir() and os.access(base, os.W_OK | os.X_OK)):
-            raise ConfigError(f"{key} {d} cannot be written ({base} is not a writable folder)")
-        check_free_space(d, key)  # a full disk named now, not after the whole render
+        _check_output_folder(key, d)
     if tables.parent.is_dir():  # else no render ever wrote there: nothing to finish
         # the locks `publish` holds, on each folder that exists (one that does not holds no render)
         with render_lock(*(d.parent for d in (tables, figures) if d.parent.is_dir())):
