@@ -87,6 +87,17 @@ def clinical_defaults(dataset: str) -> dict:
         val_frac=0.2,
     )  # share of each source (domain, label) group used for validation
 
+# %% ../nbs/12_realworld.ipynb #3dac2777
+def _check_sources(cls, method: str, ds: str, n_sources: int):
+    "Refuse `method` (its class `cls`) on dataset `ds` if it needs more than its `n_sources`."
+    if n_sources < 2 and cls.needs_domains:
+        from prism_nb.algorithms import method_names
+
+        raise ConfigError(
+            f"{method} needs several source domains; {ds} has {n_sources} "
+            f"(methods that run with one: {', '.join(method_names(single_source=True))})"
+        )
+
 # %% ../nbs/12_realworld.ipynb #caa895d2
 def check_clinical(cfg: dict):
     "Target, mask_only, val_frac, and a method that can run with this many source domains."
@@ -95,15 +106,7 @@ def check_clinical(cfg: dict):
         raise ConfigError(f"unknown target {cfg['target']!r} for {ds}; valid: {targets}")
     check_bool('mask_only', cfg['mask_only'])
     cfg['val_frac'] = check_real('val_frac', cfg['val_frac'], 0, 1, lo_open=True, hi_open=True)
-    n_sources = len(targets) - 1
-    cls = algorithm_class(cfg['method'])
-    if n_sources < 2 and cls.needs_domains:
-        from prism_nb.algorithms import method_names
-
-        raise ConfigError(
-            f"{cfg['method']} needs several source domains; {ds} has {n_sources} "
-            f"(methods that run with one: {', '.join(method_names(single_source=True))})"
-        )
+    _check_sources(algorithm_class(cfg['method']), cfg['method'], ds, len(targets) - 1)
 
 # %% ../nbs/12_realworld.ipynb #0f7f4608
 def clinical_record_stem(cfg: dict) -> tuple:
@@ -122,6 +125,29 @@ def _values_hidden(x: ISMTS) -> ISMTS:
 def _count(x: ISMTS) -> dict:
     return dict(stays=len(x), positives=int(x.y.sum()))
 
+# %% ../nbs/12_realworld.ipynb #b8de8557
+def _indomain_split(train: ISMTS, seed: int) -> tuple:
+    "(training stays, in-domain test stays): 20% of `train` per domain and label held out."
+    rng = np.random.default_rng(seed + 1000)
+    held = torch.from_numpy(_stratified_val((train.d * 2 + train.y).numpy(), 0.2, rng))
+    return train[~held], train[held]
+
+# %% ../nbs/12_realworld.ipynb #87a43a4b
+def _clinical_info(
+    data,  # the `ClinicalData` split
+    train: ISMTS, val: ISMTS, test: ISMTS, dropped_features: list, extra: dict,
+) -> dict:
+    "The record's `data` of a clinical run (`extra`: the in-domain test set, for mask-only)."
+    return dict(
+        source=data.source, fingerprint=data.fingerprint, domains=data.domains,
+        n_features=train.shape[2], seq_len=train.shape[1],
+        train=_count(train), val=_count(val), test=_count(test),
+        n_source_domains=len(data.domains) - 1, dropped_features=dropped_features,
+        n_classes=int(data.x.y.max()) + 1, n_domains=len(data.domains),
+        dropped=data.info.get('dropped', {}),
+        **({'indomain': _count(extra['indomain'])} if extra else {}),
+    )
+
 # %% ../nbs/12_realworld.ipynb #63d7d364
 def load_clinical(cfg: dict) -> TaskData:
     "Source train/val and held-out test stays of a clinical config (in-domain test for mask-only)."
@@ -131,41 +157,24 @@ def load_clinical(cfg: dict) -> TaskData:
     extra = {}
     if cfg['mask_only']:
         train, val, test = map(_values_hidden, (train, val, test))
-        held = torch.from_numpy(
-            _stratified_val(
-                (train.d * 2 + train.y).numpy(), 0.2, np.random.default_rng(cfg['seed'] + 1000)
-            )
-        )
-        train, extra['indomain'] = train[~held], train[held]
-    info = dict(
-        source=data.source,
-        fingerprint=data.fingerprint,
-        domains=data.domains,
-        n_features=train.shape[2],
-        seq_len=train.shape[1],
-        train=_count(train),
-        val=_count(val),
-        test=_count(test),
-        n_source_domains=len(data.domains) - 1,
-        dropped_features=dropped_features,
-        n_classes=int(data.x.y.max()) + 1,
-        n_domains=len(data.domains),
-        dropped=data.info.get('dropped', {}),
-        **({'indomain': _count(extra['indomain'])} if extra else {}),
-    )
+        train, extra['indomain'] = _indomain_split(train, cfg['seed'])
+    info = _clinical_info(data, train, val, test, dropped_features, extra)
     return TaskData(train=train, val=val, tests={'test': test}, info=info, extra=extra)
+
+# %% ../nbs/12_realworld.ipynb #c60a7670
+def _sensors_out_metrics(algo, test: ISMTS, seed: int) -> dict:
+    "{'0.1': {auroc, auprc}, ...}: held-out metrics with that share of the features hidden."
+    y = test.y.cpu().numpy()
+    return {f'{f:.1f}': binary_metrics(y, predict_proba(algo, sensors_out(test, f, seed=seed)))
+            for f in PAM_FRACTIONS}
 
 # %% ../nbs/12_realworld.ipynb #f827b115
 def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
     "Held-out AUROC/AUPRC, the same on source val, sensors out, in-domain metrics for mask-only."
     test, val = data.tests['test'], data.val
-    y = test.y.cpu().numpy()
-    so = {
-        f'{f:.1f}': binary_metrics(y, predict_proba(algo, sensors_out(test, f, seed=cfg['seed'])))
-        for f in PAM_FRACTIONS
-    }
+    so = _sensors_out_metrics(algo, test, cfg['seed'])
     out = dict(
-        metrics=binary_metrics(y, predict_proba(algo, test)),
+        metrics=binary_metrics(test.y.cpu().numpy(), predict_proba(algo, test)),
         val_metrics=binary_metrics(val.y.cpu().numpy(), predict_proba(algo, val)),
         sensors_out=so,
     )
@@ -173,6 +182,14 @@ def evaluate_clinical(algo, data: TaskData, cfg: dict) -> dict:
         x = data.extra['indomain']
         out['indomain_metrics'] = binary_metrics(x.y.cpu().numpy(), predict_proba(algo, x))
     return out
+
+# %% ../nbs/12_realworld.ipynb #58c1be3b
+def _clinical_task(spec: ClinicalSpec) -> Task:
+    "The experiment layer's `Task` of clinical dataset `spec`."
+    return Task(name=spec.name, display=spec.display, defaults=clinical_defaults(spec.name),
+                check=check_clinical, load=load_clinical, evaluate=evaluate_clinical,
+                record_stem=clinical_record_stem, notebook='nbs/run_realworld.ipynb',
+                family='clinical', score=auroc_score)
 
 # %% ../nbs/12_realworld.ipynb #64aa19d8
 def register_clinical(
@@ -182,57 +199,28 @@ def register_clinical(
     "Register `spec` in `CLINICAL_DATASETS`, and its task (scored by validation AUROC) in `TASKS`."
     module = sys._getframe(1).f_globals.get('__name__', '')  # see `register_task`
     CLINICAL_DATASETS.register(spec.name, spec, replace, display=spec.display, module=module)
-    task = Task(
-        name=spec.name,
-        display=spec.display,
-        defaults=clinical_defaults(spec.name),
-        check=check_clinical,
-        load=load_clinical,
-        evaluate=evaluate_clinical,
-        record_stem=clinical_record_stem,
-        notebook='nbs/run_realworld.ipynb',
-        family='clinical',
-        score=auroc_score,
-    )
+    task = _clinical_task(spec)
     return TASKS.register(spec.name, task, replace, display=spec.display, module=module)
 
 # %% ../nbs/12_realworld.ipynb #a16e7260
-for _spec in (
-    ClinicalSpec(
-        'eicu_demo',
-        'eICU demo',
-        load_eicu_demo,
-        EICU_REGIONS,
-        'ICU mortality (after 24 h)',
-        'first 24 h, hourly',
-        'Leave-one-region-out',
-        'regions',
-        'tab:eicu',
-    ),
-    ClinicalSpec(
-        'p12',
-        'PhysioNet 2012',
-        load_p12,
-        P12_DOMAINS,
-        'In-hospital mortality',
-        'first 48 h, irregular times',
-        'Leave-one-ICU-type-out',
-        'ICU types',
-        'p12',
-    ),
-    ClinicalSpec(
-        'p19',
-        'PhysioNet 2019',
-        load_p19,
-        P19_DOMAINS,
-        'Sepsis (after 48 h)',
-        'first 48 h, hourly',
-        'Train on one hospital system, test on the other',
-        'hospital systems',
-        'p19',
-    ),
-):
-    register_clinical(_spec)
+register_clinical(ClinicalSpec(
+    'eicu_demo', 'eICU demo', load_eicu_demo, EICU_REGIONS, task='ICU mortality (after 24 h)',
+    window='first 24 h, hourly', shift='Leave-one-region-out', unit='regions', artefact='tab:eicu',
+))
+
+# %% ../nbs/12_realworld.ipynb #b2f871f3
+register_clinical(ClinicalSpec(
+    'p12', 'PhysioNet 2012', load_p12, P12_DOMAINS, task='In-hospital mortality',
+    window='first 48 h, irregular times', shift='Leave-one-ICU-type-out', unit='ICU types',
+    artefact='p12',
+))
+
+# %% ../nbs/12_realworld.ipynb #bf9d6520
+register_clinical(ClinicalSpec(
+    'p19', 'PhysioNet 2019', load_p19, P19_DOMAINS, task='Sepsis (after 48 h)',
+    window='first 48 h, hourly', shift='Train on one hospital system, test on the other',
+    unit='hospital systems', artefact='p19',
+))
 
 # %% ../nbs/12_realworld.ipynb #7ed75a39
 def realworld_configs(
@@ -251,22 +239,9 @@ def realworld_configs(
 def _is_canonical(r: dict) -> bool:
     "Whether a record's config is the default for its dataset, target, method, variant, bb, seed."
     c = r['config']
+    keys = ('dataset', 'target', 'method', 'variant', 'backbone', 'seed', 'mask_only', 'experiment')
     try:
-        ref = make_config(
-            **{
-                k: c[k]
-                for k in (
-                    'dataset',
-                    'target',
-                    'method',
-                    'variant',
-                    'backbone',
-                    'seed',
-                    'mask_only',
-                    'experiment',
-                )
-            }
-        )
+        ref = make_config(**{k: c[k] for k in keys})
     except (KeyError, ValueError):
         return False
     return r.get('id') == config_id(ref)
@@ -276,16 +251,9 @@ def _record_row(r: dict) -> dict:
     "One clinical record as a row of `realworld_records`."
     c, m, vm = r['config'], r['metrics'], r['val_metrics']
     return dict(
-        method=c['method'],
-        variant=c['variant'],
-        backbone=c['backbone'],
-        mask_only=c['mask_only'],
-        target=c['target'],
-        seed=c['seed'],
-        auroc=m['auroc'],
-        auprc=m['auprc'],
-        val_auroc=vm['auroc'],
-        val_auprc=vm['auprc'],
+        method=c['method'], variant=c['variant'], backbone=c['backbone'], mask_only=c['mask_only'],
+        target=c['target'], seed=c['seed'],
+        auroc=m['auroc'], auprc=m['auprc'], val_auroc=vm['auroc'], val_auprc=vm['auprc'],
         indomain_auroc=r.get('indomain_metrics', {}).get('auroc', np.nan),
         **{f'so{k}_auroc': v['auroc'] for k, v in r['sensors_out'].items()},
         total_seconds=r['timing']['total_seconds'],
@@ -312,6 +280,15 @@ def realworld_records(
         raise ValueError(f"duplicate canonical records in {folder}")
     return df
 
+# %% ../nbs/12_realworld.ipynb #7952aee0
+def _seed_cells(g: pd.DataFrame, targets: list) -> dict:
+    "'<target> AUROC/AUPRC' of one seed's records `g`, with 'Avg. AUROC/AUPRC' if all targets."
+    cells = {f'{t} {k.upper()}': g.loc[g.target == t, k].mean()
+             for t in targets for k in ('auroc', 'auprc') if (g.target == t).any()}
+    if len(g.target.unique()) == len(targets):  # a seed's average needs every target
+        cells['Avg. AUROC'], cells['Avg. AUPRC'] = g.auroc.mean(), g.auprc.mean()
+    return cells
+
 # %% ../nbs/12_realworld.ipynb #289840c2
 def realworld_summary(
     dataset: str,  # a key of CLINICAL_DATASETS
@@ -329,18 +306,9 @@ def realworld_summary(
         recs = recs[(~recs.mask_only.astype(bool)) & (recs.backbone == backbone)]
         for name, spec in rows.items():
             method, variant = (spec, 'full') if isinstance(spec, str) else spec
-            for seed, g in recs[(recs.method == method) & (recs.variant == variant)].groupby(
-                'seed'
-            ):
-                cells = {
-                    f'{t} {k.upper()}': g.loc[g.target == t, k].mean()
-                    for t in targets
-                    for k in ('auroc', 'auprc')
-                    if (g.target == t).any()
-                }
-                if len(g.target.unique()) == len(targets):  # a seed's average needs every target
-                    cells['Avg. AUROC'], cells['Avg. AUPRC'] = g.auroc.mean(), g.auprc.mean()
-                long.append({'row': name, 'seed': seed, **cells})
+            runs = recs[(recs.method == method) & (recs.variant == variant)]
+            long += [{'row': name, 'seed': seed, **_seed_cells(g, targets)}
+                     for seed, g in runs.groupby('seed')]
     df = pd.DataFrame(long, columns=['row', 'seed'] + cols)
     summ = summarize(df, 'row', cols)
     return summ, cols
@@ -356,6 +324,13 @@ def realworld_table(
     rows = rows or {'ERM': 'erm', 'PRISM': 'prism'}
     summ, cols = realworld_summary(dataset, rows, results_dir, backbone)
     return wide_table(summ, 'row', list(rows), cols)
+
+# %% ../nbs/12_realworld.ipynb #9ec9d9c3
+def _sensors_out_cells(g: pd.DataFrame) -> dict:
+    "'0%' and '10%'.. '50%': one seed's held-out AUROC (mean over targets) with that share hidden."
+    hidden = {f'{f:.0%}': g[f'so{f:.1f}_auroc'].mean()
+              for f in PAM_FRACTIONS if f'so{f:.1f}_auroc' in g}
+    return {'0%': g.auroc.mean(), **hidden}
 
 # %% ../nbs/12_realworld.ipynb #3039ee27
 def sensors_out_table(
@@ -373,23 +348,33 @@ def sensors_out_table(
         ]
         for name, method in rows.items():
             for seed, g in recs[recs.method == method].groupby('seed'):
-                if g.target.nunique() < n_targets:
-                    continue  # a seed's mean needs every target
-                long.append(
-                    {
-                        'row': name,
-                        'seed': seed,
-                        '0%': g.auroc.mean(),
-                        **{
-                            f'{f:.0%}': g[f'so{f:.1f}_auroc'].mean()
-                            for f in PAM_FRACTIONS
-                            if f'so{f:.1f}_auroc' in g
-                        },
-                    }
-                )
+                if g.target.nunique() == n_targets:  # a seed's mean needs every target
+                    long.append({'row': name, 'seed': seed, **_sensors_out_cells(g)})
     df = pd.DataFrame(long, columns=['row', 'seed'] + cols)
     summ = summarize(df, 'row', cols)
     return wide_table(summ, 'row', list(rows), cols)
+
+# %% ../nbs/12_realworld.ipynb #1ebf84c6
+def _data_column(spec: ClinicalSpec, x: ISMTS) -> dict:
+    "Task, classes, features, length, window, observed fraction, shift, test conditions of `x`."
+    N, L, D = x.shape
+    return {
+        'Task': spec.task,
+        '# Classes': int(x.y.max()) + 1,
+        '# Features F': D,
+        'Sequence length T': L,
+        'Time window': spec.window,
+        'Observed fraction': f"{x.m.mean().item():.1%} (native)",
+        'Distribution shift': spec.shift,
+        '# Test conditions': f"{len(spec.targets)} {spec.unit}",
+    }
+
+# %% ../nbs/12_realworld.ipynb #80fa8f9d
+def _split_column(train: ISMTS, val: ISMTS, test: ISMTS) -> dict:
+    "Train, Val, Test as 'stays (negatives / positives)', and the Total stays."
+    count = lambda p: f"{len(p):,} ({int((p.y == 0).sum()):,} / {int(p.y.sum()):,})"
+    return {'Train': count(train), 'Val': count(val), 'Test': count(test),
+            'Total': f"{len(train) + len(val) + len(test):,}"}
 
 # %% ../nbs/12_realworld.ipynb #b41ab02e
 def clinical_statistics(
@@ -406,27 +391,9 @@ def clinical_statistics(
         dataset=dataset, seed=seed, **({'target': target} if target is not None else {})
     )
     train, val, test = domain_split(data, cfg['target'], seed=seed, val_frac=cfg['val_frac'])
-    x = data.x
-    N, L, D = x.shape
-    count = lambda p: f"{len(p):,} ({int((p.y == 0).sum()):,} / {int(p.y.sum()):,})"
-    return pd.Series(
-        {
-            'Task': spec.task,
-            '# Classes': int(x.y.max()) + 1,
-            '# Features F': D,
-            'Sequence length T': L,
-            'Time window': spec.window,
-            'Observed fraction': f"{x.m.mean().item():.1%} (native)",
-            'Distribution shift': spec.shift,
-            '# Test conditions': f"{len(spec.targets)} {spec.unit}",
-            'Train': count(train),
-            'Val': count(val),
-            'Test': count(test),
-            'Total': f"{len(train) + len(val) + len(test):,}",
-            'Split counted': f"{cfg['target']} held out, seed {seed}",
-        },
-        name=spec.display,
-    )
+    split = f"{cfg['target']} held out, seed {seed}"
+    return pd.Series({**_data_column(spec, data.x), **_split_column(train, val, test),
+                      'Split counted': split}, name=spec.display)
 
 # %% ../nbs/12_realworld.ipynb #0b8aa44c
 def _mask_only_row(ds: str, r: pd.DataFrame) -> dict:
@@ -439,13 +406,10 @@ def _mask_only_row(ds: str, r: pd.DataFrame) -> dict:
         dataset=ds,
         in_domain_auroc=seeds.loc['indomain_auroc', 'mean'],
         in_domain_se=seeds.loc['indomain_auroc', 'se'],
-        held_out_auroc=seeds.loc['auroc', 'mean'],
-        held_out_se=seeds.loc['auroc', 'se'],
+        held_out_auroc=seeds.loc['auroc', 'mean'], held_out_se=seeds.loc['auroc', 'se'],
         worst_target=worst,
-        worst_auroc=per_target.loc[worst, 'mean'],
-        worst_se=per_target.loc[worst, 'se'],
-        seeds=r.seed.nunique(),
-        runs=len(r),
+        worst_auroc=per_target.loc[worst, 'mean'], worst_se=per_target.loc[worst, 'se'],
+        seeds=r.seed.nunique(), runs=len(r),
     )
 
 # %% ../nbs/12_realworld.ipynb #f7ed8e24
@@ -462,21 +426,9 @@ def mask_only_summary(
         if not len(r):
             continue
         out.append(_mask_only_row(ds, r))
-    return pd.DataFrame(
-        out,
-        columns=[
-            'dataset',
-            'in_domain_auroc',
-            'in_domain_se',
-            'held_out_auroc',
-            'held_out_se',
-            'worst_target',
-            'worst_auroc',
-            'worst_se',
-            'seeds',
-            'runs',
-        ],
-    )
+    return pd.DataFrame(out, columns=['dataset', 'in_domain_auroc', 'in_domain_se',
+                                      'held_out_auroc', 'held_out_se', 'worst_target',
+                                      'worst_auroc', 'worst_se', 'seeds', 'runs'])
 
 # %% ../nbs/12_realworld.ipynb #34f861e9
 def plot_mask_only(summary: pd.DataFrame, ax=None):
@@ -493,43 +445,46 @@ def plot_mask_only(summary: pd.DataFrame, ax=None):
         (w, 'worst', 'worst held-out domain'),
     ]
     for dx, col, label in bars:
-        ax.bar(
-            x + dx, summary[f'{col}_auroc'], w, yerr=summary[f'{col}_se'], label=label, capsize=3
-        )
+        ax.bar(x + dx, summary[f'{col}_auroc'], w, yerr=summary[f'{col}_se'], label=label,
+               capsize=3)
     ax.axhline(50, color='gray', lw=1, ls='--')
     ax.set_ylim(0, 100)  # from 0: a cut axis would exaggerate the gaps
     shown = {ds: CLINICAL_DATASETS.displays.get(ds, ds) for ds in summary.dataset}
-    ax.set_xticks(
-        x,
-        [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)],
-        fontsize=8,
-    )
+    ticks = [f'{shown[d]}\n(worst: {t})' for d, t in zip(summary.dataset, summary.worst_target)]
+    ax.set_xticks(x, ticks, fontsize=8)
     ax.set_ylabel('AUROC, mask only (%)\n(bars: mean ± se over seeds)')
     ax.legend(fontsize=8, loc='upper center')  # above the bars: mask-only AUROCs stay well below 80
     return ax
 
-# %% ../nbs/12_realworld.ipynb #74b70363
-def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
-    "(table, long summary) of `ABLATION_ROWS`: HAR-C Avg., Worst; clinical AUROC/AUPRC by region."
-    from prism_nb.artefacts import ABLATION_ROWS, harc_records  # the tables' layer: not on import
+# %% ../nbs/12_realworld.ipynb #d3b740f6
+def _ablation_harc(names: dict, seeds, results_dir) -> pd.DataFrame:
+    "Long summary of 'HAR-C Avg.' and 'HAR-C Worst' per row of `names` (row -> config overrides)."
+    from prism_nb.artefacts import harc_records  # the tables' layer: not on import
 
-    names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
     recs = harc_records(names, seeds, results_dir)
     shifted = [c for c in HARC_CONDITIONS if c != 'Random']
     if len(recs):
         recs = recs.assign(**{'HAR-C Avg.': recs['Avg.'], 'HAR-C Worst': recs[shifted].min(axis=1)})
-    cols = ['HAR-C Avg.', 'HAR-C Worst']
-    har = summarize(recs, 'row', cols)
-    clin, _ = realworld_summary(
-        clinical,
-        {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()},
-        results_dir,
-    )
-    clin = clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(
+    return summarize(recs, 'row', ['HAR-C Avg.', 'HAR-C Worst'])
+
+# %% ../nbs/12_realworld.ipynb #557228e9
+def _ablation_clinical(clinical: str, names: dict, results_dir) -> pd.DataFrame:
+    "Long summary of 'eICU AUROC' and 'eICU AUPRC' (means over targets) per row of `names`."
+    rows = {row: (cfg['method'], cfg.get('variant', 'full')) for row, cfg in names.items()}
+    clin, _ = realworld_summary(clinical, rows, results_dir)
+    return clin[clin.column.isin(['Avg. AUROC', 'Avg. AUPRC'])].assign(
         column=lambda d: d.column.str.replace('Avg.', 'eICU')
     )
-    summ = pd.concat([har, clin], ignore_index=True)
-    cols = cols + ['eICU AUROC', 'eICU AUPRC']
+
+# %% ../nbs/12_realworld.ipynb #74b70363
+def ablation_summary(seeds=range(3), results_dir=None, clinical: str = 'eicu_demo') -> tuple:
+    "(table, long summary) of `ABLATION_ROWS`: HAR-C Avg., Worst; clinical AUROC/AUPRC by region."
+    from prism_nb.artefacts import ABLATION_ROWS  # the tables' layer: not on import
+
+    names = {row: cfg for (_, row), cfg in ABLATION_ROWS.items()}
+    har = _ablation_harc(names, seeds, results_dir)
+    summ = pd.concat([har, _ablation_clinical(clinical, names, results_dir)], ignore_index=True)
+    cols = ['HAR-C Avg.', 'HAR-C Worst', 'eICU AUROC', 'eICU AUPRC']
     table = wide_table(summ, 'row', list(names), cols)
     table.index = pd.MultiIndex.from_tuples(list(ABLATION_ROWS), names=['block', 'variant'])
     return table, summ
