@@ -28,16 +28,27 @@ __all__ = ['MAX_THREADS', 'MAX_RUN_THREADS', 'MAX_RECORD_SECONDS', 'CPU_SLACK', 
            'MAX_OVERHEAD_SECONDS', 'COVERAGE', 'check_timing', 'cpu_seconds', 'compute_ledger', 'records_cpu_hours',
            'rerun_spread', 'backbone_coverage', 'coverage_table', 'paper_labels']
 
+# %% ../nbs/11b_ledger.ipynb #02bb592b
+def _ceiling_artefacts(tc: str) -> list:
+    "The ceiling studies a HAR-C run trained on the shifted condition `tc` feeds."
+    return ((['harc_ceiling'] if tc in HARC_CONDITIONS else [])
+            + (['harc_concentration'] if tc in CONCENTRATION_SETTINGS else []))
+
+# %% ../nbs/11b_ledger.ipynb #3dd0c009
+def _main_artefacts(c: dict) -> list:
+    "The main and ablation tables a HAR-C run of the default setting, config `c`, feeds."
+    # fig:ablations: the cost panel, and PRISM's default point
+    out = ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []
+    out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
+    in_ablation = any(c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
+                      for o in ABLATION_ROWS.values())
+    return out + (['tab:ablation'] if in_ablation else [])
+
 # %% ../nbs/11b_ledger.ipynb #1dfef6e9
 def _harc_artefacts(c: dict) -> list:
     "The paper artefacts a HAR-C training record with config `c` feeds."
-    if c.get(
-        'train_condition'
-    ):  # trained on a shifted condition: the ceiling studies, not the paper's tables
-        tc = c['train_condition']
-        return (['harc_ceiling'] if tc in HARC_CONDITIONS else []) + (
-            ['harc_concentration'] if tc in CONCENTRATION_SETTINGS else []
-        )
+    if c.get('train_condition'):  # trained on a shifted condition: not the paper's tables
+        return _ceiling_artefacts(c['train_condition'])
     if c['variant'] == 'span':
         return ['harc_span', 'harc_concentration']
     if 'r_s' in c.get('hparams', {}):
@@ -45,22 +56,9 @@ def _harc_artefacts(c: dict) -> list:
     if c['channels'] != 'acc_gyro':
         return ['harc_body_gyro']
     if c['backbone'] != 'cnn':
-        return (['fig:a1_backbones'] if c['method'] == 'erm' else []) + [
-            'tab:backbone',
-            'fig:backbone_generalization',
-        ]
-    out = (
-        ['tab:harc', 'fig:ablations'] if c['variant'] == 'full' else []
-    )  # fig:ablations: the cost panel, and PRISM's default point
-    out += ['tab:ablation_full'] if c['method'] in ('erm', 'prism') else []
-    return out + (
-        ['tab:ablation']
-        if any(
-            c['method'] == o['method'] and c['variant'] == o.get('variant', 'full')
-            for o in ABLATION_ROWS.values()
-        )
-        else []
-    )
+        return ((['fig:a1_backbones'] if c['method'] == 'erm' else [])
+                + ['tab:backbone', 'fig:backbone_generalization'])
+    return _main_artefacts(c)
 
 # %% ../nbs/11b_ledger.ipynb #02024149
 def _realworld_artefacts(c: dict) -> list:
@@ -70,11 +68,36 @@ def _realworld_artefacts(c: dict) -> list:
     if c['dataset'] == 'eicu_demo' and c['method'] in ('erm', 'prism'):
         if c['variant'] == 'span':
             return ['eicu_span']
-        return (['tab:eicu'] if c['variant'] == 'full' else []) + [
-            'tab:ablation_eicu',
-            'tab:ablation',
-        ]
+        return ((['tab:eicu'] if c['variant'] == 'full' else [])
+                + ['tab:ablation_eicu', 'tab:ablation'])
     return [CLINICAL_DATASETS[c['dataset']].artefact]
+
+# %% ../nbs/11b_ledger.ipynb #9c9136be
+def _analysis_artefacts(kind: str, c: dict) -> list:
+    "The artefacts a record of `kind` 'harc_shortcut', 'harc_severity' or `SEVERITY_MODELS` feeds."
+    if kind == 'harc_shortcut':
+        return ['fig:analysis_severity_shortcut'] + (
+            ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []
+        )
+    if kind == SEVERITY_MODELS or c.get('experiment') == SEVERITY_MODELS:
+        return ['severity_worst_class']
+    return ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
+
+# %% ../nbs/11b_ledger.ipynb #e1265f2f
+_STUDY_ARTEFACTS = {  # experiment folder -> the artefacts each of its records feeds
+    'harc_concentration': ['harc_concentration'],
+    'harc_rerun': ['harc_rerun'],  # the main table's configs retrained on another CPU
+    'harc_tuned': ['harc_tuned'],  # the random hyperparameter search (20_tuning)
+    'harc_ps_threads2': ['bunching'],  # ERM and PRISM retrained on two threads (21_bunching)
+    'harc_mend': ['bunching'],  # PRISM with bunched views, the mend (21_bunching)
+    'harc_fresh': ['harc_fresh'],  # each method's tuned recipe at the fresh seeds (22_verdict)
+    'harc_bursts': ['bunching'],  # the mend and PRISM's defaults under the burst family (21a_mend)
+    # the tuned models probed and scored under send-on-delta (21_bunching)
+    'harc_bunching_probe': ['bunching'], 'harc_signal': ['bunching'],
+    'harc_knobs': ['harc_knob_curves'],
+    'harc_probes': ['fig:branch_information'],
+    'harc_sensitivity': ['fig:ablations'],
+}
 
 # %% ../nbs/11b_ledger.ipynb #8d686021
 def _artefacts_of(kind: str, r: dict) -> list:
@@ -84,43 +107,11 @@ def _artefacts_of(kind: str, r: dict) -> list:
         return _harc_artefacts(c)
     if kind == 'realworld':
         return _realworld_artefacts(c)
-    if kind == 'harc_shortcut':
-        return ['fig:analysis_severity_shortcut'] + (
-            ['tab:harc-bias', 'fig:dg_realworld_shortcut'] if c['rho'] == 0.9 else []
-        )
-    if kind == SEVERITY_MODELS or (
-        kind == 'harc_severity' and c.get('experiment') == SEVERITY_MODELS
-    ):  # the severity curves' configs retrained, scored class by class (14_analysis)
-        return ['severity_worst_class']
-    if kind == 'harc_severity':
-        return (
-            ['fig:a1_backbones'] if c['backbone'] != 'cnn' else ['fig:analysis_severity_shortcut']
-        )
-    if kind == 'harc_concentration':
-        return ['harc_concentration']
-    if kind == 'harc_rerun':
-        return ['harc_rerun']  # the main table's configs retrained on another CPU
+    if kind in ('harc_shortcut', 'harc_severity', SEVERITY_MODELS):
+        return _analysis_artefacts(kind, c)
     if kind == 'harc_ps':  # HAR-C at the paper's severity (18_paper_severity); PRISM's parts (21)
         return ['harc_severity_matched'] if c['variant'] in ('full', 'span') else ['bunching']
-    if kind == 'harc_tuned':
-        return ['harc_tuned']  # the random hyperparameter search (20_tuning)
-    if kind == 'harc_ps_threads2':
-        return ['bunching']  # ERM and PRISM retrained on two threads (21_bunching)
-    if kind == 'harc_mend':
-        return ['bunching']  # PRISM with bunched views, the mend (21_bunching)
-    if kind == 'harc_fresh':
-        return ['harc_fresh']  # each method's tuned recipe at the fresh seeds (22_verdict)
-    if kind == 'harc_bursts':
-        return ['bunching']  # the mend and PRISM's defaults under the burst family (21a_mend)
-    if kind in ('harc_bunching_probe', 'harc_signal'):
-        return ['bunching']  # the tuned models probed and scored under send-on-delta (21_bunching)
-    if kind == 'harc_knobs':
-        return ['harc_knob_curves']
-    if kind == 'harc_probes':
-        return ['fig:branch_information']
-    if kind == 'harc_sensitivity':
-        return ['fig:ablations']
-    return []
+    return list(_STUDY_ARTEFACTS.get(kind, []))
 
 # %% ../nbs/11b_ledger.ipynb #4b7e130d
 def _cell_of(kind: str, r: dict) -> str:
@@ -158,6 +149,20 @@ def _count(where: str, v, what: str) -> int:
         )
     return v
 
+# %% ../nbs/11b_ledger.ipynb #4b01b050
+def _check_cpu_fields(facts: dict, where: str):
+    "DamagedRecordError unless the cores, threads, float32_gflops, model, capability typecheck."
+    for key in ('cores', 'threads'):
+        if facts.get(key) is not None:
+            _count(where, facts[key], f'cpu.{key}')
+    rate = facts.get('float32_gflops')
+    numeric = isinstance(rate, (int, float)) and not isinstance(rate, bool)
+    if rate is not None and not (numeric and math.isfinite(rate) and rate >= 0):
+        raise DamagedRecordError(f"{where}: cpu.float32_gflops = {rate!r} is not a finite rate")
+    for key in ('model', 'capability'):
+        if facts.get(key) is not None and not isinstance(facts[key], str):
+            raise DamagedRecordError(f"{where}: cpu.{key} = {facts[key]!r} is not a name")
+
 # %% ../nbs/11b_ledger.ipynb #5d51d3cf
 def _cpu_facts(r: dict, where: str) -> dict:
     "The record's `cpu` facts, each field type-checked ({} when not recorded); else damaged."
@@ -169,36 +174,22 @@ def _cpu_facts(r: dict, where: str) -> dict:
             f"{where}: cpu = {facts!r} is not a mapping of the machine's facts (model, cores, "
             "threads, ...): the record was edited or damaged, so its cost is not counted"
         )
-    for key in ('cores', 'threads'):
-        if facts.get(key) is not None:
-            _count(where, facts[key], f'cpu.{key}')
-    rate = facts.get('float32_gflops')
-    numeric = isinstance(rate, (int, float)) and not isinstance(rate, bool)
-    if rate is not None and not (numeric and math.isfinite(rate) and rate >= 0):
-        raise DamagedRecordError(f"{where}: cpu.float32_gflops = {rate!r} is not a finite rate")
-    for key in ('model', 'capability'):
-        if facts.get(key) is not None and not isinstance(facts[key], str):
-            raise DamagedRecordError(f"{where}: cpu.{key} = {facts[key]!r} is not a name")
+    _check_cpu_fields(facts, where)
     return facts
 
-# %% ../nbs/11b_ledger.ipynb #ba614db9
-def _threads(r: dict, where: str) -> tuple:
-    "(torch threads, the record's cores or None): counts that agree, none above cores or the cap."
-    threads = _count(where, r.get('torch_threads', 1), 'torch_threads')
-    facts = _cpu_facts(r, where)
-    cores, measured = facts.get('cores'), facts.get('threads')
+# %% ../nbs/11b_ledger.ipynb #ddb72054
+def _check_within_cores(where: str, threads: int, measured: int | None, cores: int | None):
+    "DamagedRecordError if the torch threads or the measured threads are more than the cores."
     for what, n in [('torch_threads', threads), ('cpu.threads', measured)]:
         if cores is not None and n is not None and n > cores:
             raise DamagedRecordError(
                 f"{where}: {what} = {n} is more than the record's cpu.cores = {cores}: a run uses "
                 "no more threads than its machine has cores, so the record was edited or damaged"
             )
-    if measured is not None and measured != threads:
-        raise DamagedRecordError(
-            f"{where}: torch_threads = {threads}, but cpu.threads = {measured}: a run records the "
-            "threads it set and the threads torch measured with, one number, so the record was "
-            "edited"
-        )
+
+# %% ../nbs/11b_ledger.ipynb #d807087d
+def _check_counted_threads(where: str, threads: int, cores: int | None):
+    "DamagedRecordError if `threads` is over `MAX_RUN_THREADS`, or over 1 with no cores recorded."
     if threads > MAX_RUN_THREADS:
         raise DamagedRecordError(
             f"{where}: torch_threads = {threads} is more than one run is counted for "
@@ -210,6 +201,21 @@ def _threads(r: dict, where: str) -> tuple:
             f"{where}: torch_threads = {threads}, but the record names no core count (cpu.cores) "
             "to hold them to, so its cost cannot be counted"
         )
+
+# %% ../nbs/11b_ledger.ipynb #ba614db9
+def _threads(r: dict, where: str) -> tuple:
+    "(torch threads, the record's cores or None): counts that agree, none above cores or the cap."
+    threads = _count(where, r.get('torch_threads', 1), 'torch_threads')
+    facts = _cpu_facts(r, where)
+    cores, measured = facts.get('cores'), facts.get('threads')
+    _check_within_cores(where, threads, measured, cores)
+    if measured is not None and measured != threads:
+        raise DamagedRecordError(
+            f"{where}: torch_threads = {threads}, but cpu.threads = {measured}: a run records the "
+            "threads it set and the threads torch measured with, one number, so the record was "
+            "edited"
+        )
+    _check_counted_threads(where, threads, cores)
     return threads, cores
 
 # %% ../nbs/11b_ledger.ipynb #b3feaaf2
@@ -226,19 +232,24 @@ def _train_windows(r: dict, where: str) -> int:
         )
     return n
 
-# %% ../nbs/11b_ledger.ipynb #1eef6dbf
-def _check_run_time(r: dict, where: str, wall: float):
-    "A run's times against its epochs and windows: the floor, the ceilings, the parts in the whole."
-    t, (lo, hi), n = r['timing'], SECONDS_PER_WINDOW, _train_windows(r, where)
+# %% ../nbs/11b_ledger.ipynb #b35dd699
+def _epochs_of(r: dict, where: str) -> tuple:
+    "(epochs run, pretraining epochs) of a run record; DamagedRecordError if either is no count."
     epochs, history = r.get('epochs_run', 0), r.get('pretrain_history', [])
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:
         raise DamagedRecordError(f"{where}: epochs_run = {epochs!r} is not a count of epochs")
     if not isinstance(history, list):
         raise DamagedRecordError(f"{where}: pretrain_history = {history!r} is not a list of epochs")
-    pre_epochs = len(history)
-    spe, pre = t.get('seconds_per_epoch', 0.0), t.get('pretrain_seconds', 0.0)
-    parts, of = epochs * spe + pre, f"{n} training windows"
-    bounds = [
+    return epochs, len(history)
+
+# %% ../nbs/11b_ledger.ipynb #fa47088c
+def _window_bounds(
+    spe: float, pre: float,  # seconds per epoch, pretraining seconds
+    epochs: int, pre_epochs: int, n: int,  # epochs, pretraining epochs, training windows
+) -> list:
+    "(broken, message) of the per-window floor and ceilings of a run's epochs and pretraining."
+    (lo, hi), of = SECONDS_PER_WINDOW, f"{n} training windows"
+    return [
         (epochs and not spe > lo * n,
          f"timing.seconds_per_epoch = {spe:.6g} is not above the floor of {lo:g} s per training "
          f"window x {of} for its {epochs} epochs"),
@@ -248,6 +259,12 @@ def _check_run_time(r: dict, where: str, wall: float):
          f"timing.pretrain_seconds = {pre:.6g} is more than {pre_epochs} pretraining epoch(s) "
          f"take at {hi:g} s per training window x {of} (+ {PRETRAIN_LOAD_SECONDS:g} s to load "
          "an encoder)"),
+    ]
+
+# %% ../nbs/11b_ledger.ipynb #4aafd59d
+def _whole_bounds(wall: float, parts: float, epochs: int) -> list:
+    "(broken, message): the epochs and pretraining (`parts` s) within the total `wall` s, closely."
+    return [
         (parts > wall * (1 + 1e-6) + 0.01,
          f"timing.total_seconds = {wall:.6g} is less than its {epochs} epochs and pretraining take "
          f"({parts:.6g} s: epochs_run x seconds_per_epoch + pretrain_seconds)"),
@@ -255,6 +272,15 @@ def _check_run_time(r: dict, where: str, wall: float):
          f"timing.total_seconds = {wall:.6g} leaves {wall - parts:.6g} s outside its epochs and "
          f"pretraining, more than loading, scoring and saving take ({MAX_OVERHEAD_SECONDS:g} s)"),
     ]
+
+# %% ../nbs/11b_ledger.ipynb #1eef6dbf
+def _check_run_time(r: dict, where: str, wall: float):
+    "A run's times against its epochs and windows: the floor, the ceilings, the parts in the whole."
+    t, n = r['timing'], _train_windows(r, where)
+    epochs, pre_epochs = _epochs_of(r, where)
+    spe, pre = t.get('seconds_per_epoch', 0.0), t.get('pretrain_seconds', 0.0)
+    bounds = _window_bounds(spe, pre, epochs, pre_epochs, n)
+    bounds += _whole_bounds(wall, epochs * spe + pre, epochs)
     for broken, what in bounds:
         if broken:
             raise DamagedRecordError(f"{where}: {what}: the record was edited or damaged")
@@ -272,6 +298,26 @@ def _check_cpu(where: str, cpu: float, wall: float, threads: int, cores: int | N
             "slack): the record was edited or damaged"
         )
 
+# %% ../nbs/11b_ledger.ipynb #b9de4095
+def _check_evaluation_seconds(r: dict, where: str):
+    "DamagedRecordError if an evaluation record's `seconds` are out of bounds, or stated as 0."
+    if _seconds(where, r.get('seconds', 0.0), 'seconds') == 0 and 'seconds' in r:
+        raise DamagedRecordError(
+            f"{where}: seconds = {r['seconds']!r}: an evaluation scores windows, which takes "
+            "time; the record was edited or damaged"
+        )
+
+# %% ../nbs/11b_ledger.ipynb #e4dfb8eb
+def _wall_seconds(t, where: str) -> float:
+    "The total seconds of a run's `timing` `t`, once it and its other times are checked."
+    if not isinstance(t, dict):
+        raise DamagedRecordError(f"{where}: timing = {t!r} is not a mapping of seconds")
+    wall = _seconds(where, t.get('total_seconds'), 'timing.total_seconds')
+    for k in ('pretrain_seconds', 'seconds_per_epoch'):
+        if k in t:
+            _seconds(where, t[k], f'timing.{k}')
+    return wall
+
 # %% ../nbs/11b_ledger.ipynb #4084fea0
 def check_timing(
     r: dict,  # a record (a `Record` names its file in the error)
@@ -279,19 +325,10 @@ def check_timing(
     "`r` if its times, threads and cores are within physical bounds; else DamagedRecordError."
     where = str(getattr(r, 'path', None) or 'record')
     if 'timing' not in r:  # an evaluation record: its seconds only
-        if _seconds(where, r.get('seconds', 0.0), 'seconds') == 0 and 'seconds' in r:
-            raise DamagedRecordError(
-                f"{where}: seconds = {r['seconds']!r}: an evaluation scores windows, which takes "
-                "time; the record was edited or damaged"
-            )
+        _check_evaluation_seconds(r, where)
         return r
     t = r['timing']
-    if not isinstance(t, dict):
-        raise DamagedRecordError(f"{where}: timing = {t!r} is not a mapping of seconds")
-    wall = _seconds(where, t.get('total_seconds'), 'timing.total_seconds')
-    for k in ('pretrain_seconds', 'seconds_per_epoch'):
-        if k in t:
-            _seconds(where, t[k], f'timing.{k}')
+    wall = _wall_seconds(t, where)
     threads, cores = _threads(r, where)
     _check_run_time(r, where, wall)
     if 'process_cpu_seconds' in t:
@@ -310,40 +347,31 @@ def cpu_seconds(r: dict) -> float:
     wall = r['timing']['total_seconds']
     return r['timing'].get('process_cpu_seconds') or wall * min(threads, cores)
 
+# %% ../nbs/11b_ledger.ipynb #8982d0b2
+def _ledger_rows(kind: str, r: dict) -> list:
+    "Per artefact record `r` (experiment folder `kind`) feeds: its CPU seconds, setting, seed."
+    return [
+        dict(artefact=a, seconds=cpu_seconds(r), cell=_cell_of(kind, r), seed=r['config']['seed'],
+             wall='process_cpu_seconds' not in r.get('timing', {}))
+        for a in _artefacts_of(kind, r)
+    ]
+
 # %% ../nbs/11b_ledger.ipynb #b56526bc
 def compute_ledger(results_dir=None) -> pd.DataFrame:
     "Per artefact: records, CPU hours, distinct settings (`cells`), fewest/most seeds per setting."
     root = results_root(results_dir)
     rows = []
     for p in record_files(root, '**/*.json'):
-        kind = p.relative_to(root).parts[0]
-        r = read_record(p)
-        rows += [
-            dict(
-                artefact=a,
-                seconds=cpu_seconds(r),
-                cell=_cell_of(kind, r),
-                seed=r['config']['seed'],
-                wall='process_cpu_seconds' not in r.get('timing', {}),
-            )
-            for a in _artefacts_of(kind, r)
-        ]
+        rows += _ledger_rows(p.relative_to(root).parts[0], read_record(p))
     df = pd.DataFrame(rows, columns=['artefact', 'seconds', 'cell', 'seed', 'wall'])
-    out = (
-        df.groupby('artefact')
-        .seconds.agg(['count', 'sum'])
-        .rename(columns={'count': 'records', 'sum': 'cpu_hours'})
-    )
+    out = (df.groupby('artefact').seconds.agg(['count', 'sum'])
+           .rename(columns={'count': 'records', 'sum': 'cpu_hours'}))
     out['cpu_hours'] = (out['cpu_hours'] / 3600).round(2)
     per_cell = df.groupby(['artefact', 'cell']).seed.nunique().groupby('artefact')
-    out['cells'], out['min_seeds'], out['max_seeds'] = (
-        per_cell.size(),
-        per_cell.min(),
-        per_cell.max(),
-    )
-    out['wall_clock_records'] = df.groupby(
-        'artefact'
-    ).wall.sum()  # no process CPU time: wall time x threads
+    out['cells'], out['min_seeds'] = per_cell.size(), per_cell.min()
+    out['max_seeds'] = per_cell.max()
+    # no process CPU time: wall time x threads
+    out['wall_clock_records'] = df.groupby('artefact').wall.sum()
     return out.sort_values('cpu_hours', ascending=False, kind='stable')
 
 # %% ../nbs/11b_ledger.ipynb #c1260136
@@ -354,6 +382,17 @@ def records_cpu_hours(results_dir=None) -> tuple:
     ]
     return len(secs), sum(secs) / 3600
 
+# %% ../nbs/11b_ledger.ipynb #2716a6c0
+def _rerun_row(rec, ref) -> dict:
+    "Rerun record `rec` beside the committed `ref`: their CPUs and Avg., how far conditions moved."
+    cfg = rec['config']
+    diff = [abs(rec['metrics'][c] - ref['metrics'][c]) for c in HARC_CONDITIONS]
+    # the machine's facts type-checked, naming the file (a `cpu` that is no mapping is refused)
+    cpu = lambda r: _cpu_facts(r, str(r.path)).get('model') or 'not recorded'
+    return dict(method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
+                committed_cpu=cpu(ref), rerun_cpu=cpu(rec), committed_avg=ref['avg'],
+                rerun_avg=rec['avg'], mean_abs_diff=sum(diff) / len(diff), max_abs_diff=max(diff))
+
 # %% ../nbs/11b_ledger.ipynb #4221eff8
 def rerun_spread(results_dir=None,  # default: <repo>/results
                  experiment: str = 'harc_rerun'  # the folder of the rerun records
@@ -362,15 +401,8 @@ def rerun_spread(results_dir=None,  # default: <repo>/results
     root = results_root(results_dir)
     rows = []
     for rec in read_records(root / experiment):
-        cfg = rec['config']
-        ref = read_record(record_path(make_config(**{**cfg, 'experiment': 'harc'}), root))
-        diff = [abs(rec['metrics'][c] - ref['metrics'][c]) for c in HARC_CONDITIONS]
-        # the machine's facts type-checked, naming the file (a `cpu` that is no mapping is refused)
-        cpu = lambda r: _cpu_facts(r, str(r.path)).get('model') or 'not recorded'
-        rows.append(dict(method=cfg['method'], backbone=cfg['backbone'], seed=cfg['seed'],
-                         committed_cpu=cpu(ref), rerun_cpu=cpu(rec), committed_avg=ref['avg'],
-                         rerun_avg=rec['avg'], mean_abs_diff=sum(diff) / len(diff),
-                         max_abs_diff=max(diff)))
+        ref = read_record(record_path(make_config(**{**rec['config'], 'experiment': 'harc'}), root))
+        rows.append(_rerun_row(rec, ref))
     cols = ['method', 'backbone', 'seed', 'committed_cpu', 'rerun_cpu', 'committed_avg',
             'rerun_avg', 'mean_abs_diff', 'max_abs_diff']
     out = pd.DataFrame(rows, columns=cols)
@@ -378,136 +410,72 @@ def rerun_spread(results_dir=None,  # default: <repo>/results
 
 # %% ../nbs/11b_ledger.ipynb #f2639c3e
 _COVERAGE_SETUP = [  # (label, files, status, reason)
-    (
-        'fig:concept',
-        '',
-        'not reproducible here',
-        'a concept diagram, drawn by hand: there is nothing to compute',
-    ),
+    ('fig:concept', '', 'not reproducible here',
+     'a concept diagram, drawn by hand: there is nothing to compute'),
     ('fig:harc_sample_masks', 'figures/harc_sample_masks.png', 'reproduced', ''),
     ('fig:harc_construction', 'figures/harc_construction.png', 'reproduced', ''),
-    (
-        'tab:dataset-statistics',
-        'tables/dataset-statistics.md',
-        'reproduced on substitute data',
-        "HAR-C as in the paper; columns for the clinical data we run (the eICU demo instead of the "
-        "full eICU, P12, P19), counted from the splits the runs use; "
-        "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and "
-        "observed fraction left blank (they need the signals)",
-    ),
+    ('tab:dataset-statistics', 'tables/dataset-statistics.md', 'reproduced on substitute data',
+     "HAR-C as in the paper; columns for the clinical data we run (the eICU demo instead of the "
+     "full eICU, P12, P19), counted from the splits the runs use; "
+     "PAM's classes and split sizes from Raindrop's labels and splits, its features, length and "
+     "observed fraction left blank (they need the signals)"),
 ]
 
 # %% ../nbs/11b_ledger.ipynb #6f97309d
 _COVERAGE_HARC = [  # (label, files, status, reason)
-    (
-        'tab:harc',
-        'tables/harc.md tables/harc_vs_paper.md',
-        'reproduced',
-        'HAR windows rebuilt from the raw HAPT recordings',
-    ),
-    (
-        'tab:ablation_full',
-        'tables/ablation_full.md tables/ablation_full_vs_paper.md',
-        'reproduced',
-        '',
-    ),
-    (
-        'fig:analysis_severity_shortcut',
-        'figures/analysis_severity_shortcut.png',
-        'reproduced',
-        'ERM as in the paper; PRISM added beside it (severity and shortcut curves)',
-    ),
-    (
-        'fig:a1_backbones',
-        'figures/a1_backbones.png',
-        'reproduced',
-        'ERM on the six backbones (models retrained with checkpoints; mTAND and GRU-D with their '
-        'fast implementations)',
-    ),
-    (
-        'tab:harc-bias',
-        'tables/harc-bias.md tables/harc-bias_vs_paper.md',
-        'reproduced',
-        'every registered method; our mask-following rate beside it',
-    ),
+    ('tab:harc', 'tables/harc.md tables/harc_vs_paper.md', 'reproduced',
+     'HAR windows rebuilt from the raw HAPT recordings'),
+    ('tab:ablation_full', 'tables/ablation_full.md tables/ablation_full_vs_paper.md', 'reproduced',
+     ''),
+    ('fig:analysis_severity_shortcut', 'figures/analysis_severity_shortcut.png', 'reproduced',
+     'ERM as in the paper; PRISM added beside it (severity and shortcut curves)'),
+    ('fig:a1_backbones', 'figures/a1_backbones.png', 'reproduced',
+     'ERM on the six backbones (models retrained with checkpoints; mTAND and GRU-D with their '
+     'fast implementations)'),
+    ('tab:harc-bias', 'tables/harc-bias.md tables/harc-bias_vs_paper.md', 'reproduced',
+     'every registered method; our mask-following rate beside it'),
 ]
 
 # %% ../nbs/11b_ledger.ipynb #ecb75143
 _COVERAGE_CLINICAL = [  # (label, files, status, reason)
-    (
-        'fig:dg_realworld_shortcut',
-        'figures/dg_realworld_shortcut.png',
-        'reproduced on substitute data',
-        'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C '
-        'panels on our records',
-    ),
-    (
-        'fig:eicu_hospital_masks',
-        'figures/eicu_hospital_masks.png',
-        'reproduced on substitute data',
-        'the eICU demo (20 hospitals with >= 10 stays), not the full eICU',
-    ),
-    (
-        'tab:eicu',
-        'tables/eicu.md tables/eicu_vs_paper.md',
-        'reproduced on substitute data',
-        'the eICU demo, not the full eICU (the paper\'s 208 hospitals)',
-    ),
-    (
-        'tab:pam_lso',
-        '',
-        'not reproducible here',
-        "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is "
-        "implemented and tested on a fixture (10_pam)",
-    ),
+    ('fig:dg_realworld_shortcut', 'figures/dg_realworld_shortcut.png',
+     'reproduced on substitute data',
+     'mask-only panel on the eICU demo, P12 and P19 (the full eICU is not open); the HAR-C '
+     'panels on our records'),
+    ('fig:eicu_hospital_masks', 'figures/eicu_hospital_masks.png', 'reproduced on substitute data',
+     'the eICU demo (20 hospitals with >= 10 stays), not the full eICU'),
+    ('tab:eicu', 'tables/eicu.md tables/eicu_vs_paper.md', 'reproduced on substitute data',
+     'the eICU demo, not the full eICU (the paper\'s 208 hospitals)'),
+    ('tab:pam_lso', '', 'not reproducible here',
+     "PAM's signals are not available here (only Raindrop's labels and splits); the protocol is "
+     "implemented and tested on a fixture (10_pam)"),
 ]
 
 # %% ../nbs/11b_ledger.ipynb #45a22cf1
-_COVERAGE_BACKBONES = [  # (label, files, status, reason)
-    (
-        'tab:backbone',
-        'tables/backbone.md tables/backbone_vs_paper.md',
-        None,
-        None,
-    ),  # status and reason: backbone_coverage()
+_COVERAGE_BACKBONES = [  # (label, files, status, reason); status and reason: backbone_coverage()
+    ('tab:backbone', 'tables/backbone.md tables/backbone_vs_paper.md', None, None),
     ('fig:backbone_generalization', 'figures/backbone_generalization.png', None, None),
 ]
 
 # %% ../nbs/11b_ledger.ipynb #2f2df029
 _COVERAGE_FURTHER = [  # (label, files, status, reason)
-    (
-        'tab:ablation',
-        'tables/ablation.md tables/ablation_vs_paper.md',
-        'reproduced on substitute data',
-        'HAR-C as in the paper; the eICU columns on the eICU demo cohort, not the full eICU',
-    ),
-    (
-        'tab:ablation_eicu',
-        'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md',
-        'reproduced on substitute data',
-        'the ten variants on the eICU demo cohort (each of its 4 regions held out), not the full '
-        'eICU',
-    ),
-    (
-        'fig:branch_information',
-        'figures/branch_information.png tables/branch_information.md',
-        'reproduced',
-        "the paper gives no probe protocol; ours (15_probes): ridge R² on the cells the encoder "
-        "did not see, logistic AUROC over the eight conditions, source windows",
-    ),
-    (
-        'fig:ablations',
-        'figures/ablations.png tables/sensitivity.md tables/efficiency.md',
-        'reproduced',
-        'r_t, r_f, K one at a time, reusing the pretrained encoders; times are CPU time from the '
-        'records of a shared 2-core machine',
-    ),
-    (
-        'tab:augmentation_settings',
-        'tables/augmentation_settings.md',
-        'reproduced',
-        "rendered from the library's defaults; PAM has no row (no signals)",
-    ),
+    ('tab:ablation', 'tables/ablation.md tables/ablation_vs_paper.md',
+     'reproduced on substitute data',
+     'HAR-C as in the paper; the eICU columns on the eICU demo cohort, not the full eICU'),
+    ('tab:ablation_eicu', 'tables/ablation_eicu.md tables/ablation_eicu_vs_paper.md',
+     'reproduced on substitute data',
+     'the ten variants on the eICU demo cohort (each of its 4 regions held out), not the full '
+     'eICU'),
+    ('fig:branch_information', 'figures/branch_information.png tables/branch_information.md',
+     'reproduced',
+     "the paper gives no probe protocol; ours (15_probes): ridge R² on the cells the encoder "
+     "did not see, logistic AUROC over the eight conditions, source windows"),
+    ('fig:ablations', 'figures/ablations.png tables/sensitivity.md tables/efficiency.md',
+     'reproduced',
+     'r_t, r_f, K one at a time, reusing the pretrained encoders; times are CPU time from the '
+     'records of a shared 2-core machine'),
+    ('tab:augmentation_settings', 'tables/augmentation_settings.md', 'reproduced',
+     "rendered from the library's defaults; PAM has no row (no signals)"),
 ]
 
 # %% ../nbs/11b_ledger.ipynb #d02a24a9
@@ -515,25 +483,28 @@ COVERAGE = (
     _COVERAGE_SETUP + _COVERAGE_HARC + _COVERAGE_CLINICAL + _COVERAGE_BACKBONES + _COVERAGE_FURTHER
 )
 
-# %% ../nbs/11b_ledger.ipynb #b8a03aad
-def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
-    "(status, reason) of tab:backbone: reproduced once every cell has `min_seeds` seeds."
-    _, _, r = backbone_table(seeds=range(100), results_dir=results_dir, with_paper=False)
-    n = r.groupby(['backbone', 'row']).seed.nunique() if len(r) else pd.Series(dtype=int)
+# %% ../nbs/11b_ledger.ipynb #d8943830
+def _short_of_seeds(n: pd.Series, min_seeds: int) -> dict:
+    "{backbone: ['Method (seeds)', ...]} of the cells with fewer than `min_seeds` seeds in `n`."
     short = {}
     for b in BACKBONE_TABLE_BACKBONES:
         for m in BACKBONE_TABLE_METHODS:
             name = algorithm_class(m).display
             if n.get((b, name), 0) < min_seeds:
                 short.setdefault(BACKBONE_DISPLAY[b], []).append(f'{name} ({n.get((b, name), 0)})')
-    done = [
-        BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES if BACKBONE_DISPLAY[b] not in short
-    ]
+    return short
+
+# %% ../nbs/11b_ledger.ipynb #b8a03aad
+def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
+    "(status, reason) of tab:backbone: reproduced once every cell has `min_seeds` seeds."
+    _, _, r = backbone_table(seeds=range(100), results_dir=results_dir, with_paper=False)
+    n = r.groupby(['backbone', 'row']).seed.nunique() if len(r) else pd.Series(dtype=int)
+    short = _short_of_seeds(n, min_seeds)
+    done = [BACKBONE_DISPLAY[b] for b in BACKBONE_TABLE_BACKBONES
+            if BACKBONE_DISPLAY[b] not in short]
     if not short:
-        return (
-            'reproduced',
-            f'all {len(BACKBONE_TABLE_METHODS)} methods on the {len(done)} backbones',
-        )
+        return ('reproduced',
+                f'all {len(BACKBONE_TABLE_METHODS)} methods on the {len(done)} backbones')
     return 'not yet reproduced', (
         f"complete (>= {min_seeds} seeds per method): {', '.join(done) or 'none'}; short of "
         f"{min_seeds} seeds (seeds so far): "
@@ -541,6 +512,13 @@ def backbone_coverage(min_seeds: int = 3, results_dir=None) -> tuple:
         + ". PRISM's epoch costs several ERM epochs on the same backbone (tables/bench.md, "
           "x_erm_same_backbone), so the sweep spans several 2-core sessions"
     )
+
+# %% ../nbs/11b_ledger.ipynb #aa6d2169
+def _seed_ranges(ledger: pd.DataFrame) -> dict:
+    "{artefact: 'n' or 'lo-hi'}: the fewest and most seeds per setting, from `compute_ledger`."
+    lows, highs = ledger.min_seeds.astype(int), ledger.max_seeds.astype(int)
+    return {a: f'{lo}' if lo == hi else f'{lo}-{hi}'
+            for a, lo, hi in zip(ledger.index, lows, highs)}
 
 # %% ../nbs/11b_ledger.ipynb #731cf1d0
 def coverage_table(results_dir=None) -> pd.DataFrame:
@@ -550,14 +528,7 @@ def coverage_table(results_dir=None) -> pd.DataFrame:
     todo = df.status.isna()
     if todo.any():
         df.loc[todo, ['status', 'reason']] = backbone_coverage(results_dir=results_dir)
-    ledger = compute_ledger(results_dir)
-    seeds = {
-        a: f'{lo}' if lo == hi else f'{lo}-{hi}'
-        for a, lo, hi in zip(
-            ledger.index, ledger.min_seeds.astype(int), ledger.max_seeds.astype(int)
-        )
-    }
-    df['seeds'] = df.label.map(seeds).fillna('')
+    df['seeds'] = df.label.map(_seed_ranges(compute_ledger(results_dir))).fillna('')
     return df
 
 # %% ../nbs/11b_ledger.ipynb #6a7e7497
