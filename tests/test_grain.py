@@ -10,9 +10,10 @@ import pytest
 
 NBS = Path(__file__).resolve().parent.parent / 'nbs'
 MAX_LINES = 40
-# Split to the grain. Still being split by others (issue 62, part 2): 00b_files, 02_sampling, 07a_records, 11*,
-# 21a_mend, 22_verdict, 23_protocol; add each here once it is done.
-FINISHED = ['04_algorithms', '05_prism', '06_engine', '07ca_training', '07d_experiment', '08_sweep', '09_clinical', '21_bunching']
+# Split to the grain. Still being split by others (issue 62, part 2): 07a_records, 11*, 21a_mend, 22_verdict,
+# 23_protocol; add each here once it is done.
+FINISHED = ['00b_files', '00d_plugins', '01_data', '02_sampling', '03_backbones', '04_algorithms', '05_prism',
+            '06_engine', '07ca_training', '07d_experiment', '08_sweep', '09_clinical', '10_pam', '21_bunching']
 
 
 def exported_cells(path: Path) -> list:
