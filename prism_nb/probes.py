@@ -29,16 +29,20 @@ __all__ = ['PROBE_DESIGN', 'PROBE_STAGES', 'PROBE_ENCODERS', 'encoder_embeddings
            'probe_frame', 'probe_table', 'plot_branch_information']
 
 # %% ../nbs/15_probes.ipynb #88adaef5
-PROBE_DESIGN = dict(
-    n_fit=2000,
-    n_eval=1000,
-    alphas=[0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0],
-    C=1.0,
-    max_iter=2000,
-    clip_to_fit=True,
-)
+PROBE_DESIGN = dict(n_fit=2000, n_eval=1000, alphas=[0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0],
+                    C=1.0, max_iter=2000, clip_to_fit=True)
 PROBE_STAGES = ('initialization', 'pretraining', 'training')
 PROBE_ENCODERS = {'E_feat': 'feature-centric E_feat', 'E_samp': 'sampling-centric E_samp'}
+
+# %% ../nbs/15_probes.ipynb #0d7ae701
+def _embed_in_chunks(encoder: torch.nn.Module, x: ISMTS, batch_size: int) -> torch.Tensor:
+    "`encoder(v, m, t)` of the windows `x`, `batch_size` at a time, gathered on the CPU."
+    dev = model_device(encoder)
+    return torch.cat([
+        encoder(x.v[i : i + batch_size].to(dev), x.m[i : i + batch_size].to(dev),
+                x.t[i : i + batch_size].to(dev)).cpu()
+        for i in range(0, len(x), batch_size)
+    ])
 
 # %% ../nbs/15_probes.ipynb #9c639e5b
 @torch.no_grad()
@@ -50,19 +54,11 @@ def encoder_embeddings(
     "The representations [N, out_dim] of `x`, in eval mode, as float64."
     was_training = encoder.training
     encoder.eval()
-    dev = model_device(encoder)
     try:
-        z = [
-            encoder(
-                x.v[i : i + batch_size].to(dev),
-                x.m[i : i + batch_size].to(dev),
-                x.t[i : i + batch_size].to(dev),
-            ).cpu()
-            for i in range(0, len(x), batch_size)
-        ]
+        z = _embed_in_chunks(encoder, x, batch_size)
     finally:
         encoder.train(was_training)
-    return torch.cat(z).double().numpy()
+    return z.double().numpy()
 
 # %% ../nbs/15_probes.ipynb #a1c23f88
 def probe_inputs(
@@ -76,6 +72,17 @@ def probe_inputs(
     scaler = StandardScaler().fit(z_fit)
     a, b = scaler.transform(z_fit), scaler.transform(z_eval)
     return a, (np.clip(b, a.min(0), a.max(0)) if clip else b)
+
+# %% ../nbs/15_probes.ipynb #a2f9ab5a
+def _held_out_r2(
+    y_eval: np.ndarray, pred: np.ndarray,  # the evaluation windows' values and their prediction
+    baseline: np.ndarray,  # the mean fit window
+    held_out: np.ndarray,  # 1 on the cells scored
+) -> float:
+    "1 - squared error / squared deviation from `baseline`, over the held-out cells."
+    sse = (((y_eval - pred) ** 2) * held_out).sum()
+    sst = (((y_eval - baseline) ** 2) * held_out).sum()
+    return float(1 - sse / sst)
 
 # %% ../nbs/15_probes.ipynb #88f0b841
 def value_probe_r2(
@@ -94,9 +101,16 @@ def value_probe_r2(
         raise ValueError('no held-out cells to score the value probe on')
     a, b = probe_inputs(z_fit, z_eval, clip)
     pred = RidgeCV(alphas=alphas).fit(a, y_fit).predict(b)
-    sse = (((y_eval - pred) ** 2) * held_out).sum()
-    sst = (((y_eval - y_fit.mean(0)) ** 2) * held_out).sum()
-    return float(1 - sse / sst)
+    return _held_out_r2(y_eval, pred, y_fit.mean(0), held_out)
+
+# %% ../nbs/15_probes.ipynb #186c0f10
+def _macro_auroc(c_eval: np.ndarray, proba: np.ndarray, classes) -> float:
+    "Macro one-vs-rest AUROC of the class probabilities `proba` [M, classes] for labels `c_eval`."
+    from sklearn.metrics import roc_auc_score
+
+    if proba.shape[1] == 2:
+        return float(roc_auc_score(c_eval, proba[:, 1]))
+    return float(roc_auc_score(c_eval, proba, multi_class='ovr', average='macro', labels=classes))
 
 # %% ../nbs/15_probes.ipynb #eb425e37
 def pattern_probe_auroc(
@@ -110,18 +124,25 @@ def pattern_probe_auroc(
 ) -> float:
     "Macro one-vs-rest AUROC of a linear probe telling sampling conditions apart from z."
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
 
     if len(np.unique(c_fit)) < 2:
         raise ValueError('the pattern probe needs at least two sampling conditions')
     a, b = probe_inputs(z_fit, z_eval, clip)
     probe = LogisticRegression(C=C, max_iter=max_iter).fit(a, c_fit)
-    proba = probe.predict_proba(b)
-    if proba.shape[1] == 2:
-        return float(roc_auc_score(c_eval, proba[:, 1]))
-    return float(
-        roc_auc_score(c_eval, proba, multi_class='ovr', average='macro', labels=probe.classes_)
-    )
+    return _macro_auroc(c_eval, probe.predict_proba(b), probe.classes_)
+
+# %% ../nbs/15_probes.ipynb #7e7b35f9
+def _pretrained_model(cfg: dict, info: dict, checkpoints_dir):
+    "The run's model with the shared pretrained encoders it started from, in eval mode."
+    pre = build_algorithm(cfg, info)
+    path = pretrain_checkpoint_path(cfg, pre, checkpoints_dir)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no pretraining checkpoint {path} for {cfg['method']} seed {cfg['seed']}; "
+            "rerun the config (run(cfg, force=True)) to pretrain and keep it"
+        )
+    pre.load_pretrain_state(torch.load(path, map_location='cpu', weights_only=True)['state'])
+    return pre.eval()
 
 # %% ../nbs/15_probes.ipynb #df503670
 def encoder_stages(
@@ -133,15 +154,7 @@ def encoder_stages(
     "{stage: model} at initialization, after pretraining (if the run pretrained), after training."
     stages = {'initialization': build_algorithm(cfg, info).for_inference().eval()}
     if cfg['pretrain_epochs']:
-        pre = build_algorithm(cfg, info)
-        path = pretrain_checkpoint_path(cfg, pre, checkpoints_dir)
-        if not path.exists():
-            raise FileNotFoundError(
-                f"no pretraining checkpoint {path} for {cfg['method']} seed {cfg['seed']}; "
-                "rerun the config (run(cfg, force=True)) to pretrain and keep it"
-            )
-        pre.load_pretrain_state(torch.load(path, map_location='cpu', weights_only=True)['state'])
-        stages['pretraining'] = pre.eval()
+        stages['pretraining'] = _pretrained_model(cfg, info, checkpoints_dir)
     stages['training'] = algo.eval()
     return stages
 
@@ -159,9 +172,8 @@ def check_probe_design(design: dict) -> dict:
 # %% ../nbs/15_probes.ipynb #4dab09f8
 def _probe_windows(cfg: dict, design: dict) -> tuple:
     "(fit windows, eval windows, (splits, train, val, test)): the run's windows the probes use."
-    train, val, test, splits = harc_splits(
-        cfg['seed'], cfg['source'], cfg['channels'], cfg['max_windows']
-    )
+    train, val, test, splits = harc_splits(cfg['seed'], cfg['source'], cfg['channels'],
+                                           cfg['max_windows'])
     for name, part, n in (('n_fit', train, design['n_fit']), ('n_eval', val, design['n_eval'])):
         if n > len(part):
             raise ConfigError(f"{name}={n} but the split has only {len(part)} windows")
@@ -171,17 +183,20 @@ def _probe_windows(cfg: dict, design: dict) -> tuple:
     )
     return fit, ev, (splits, train, val, test)
 
+# %% ../nbs/15_probes.ipynb #8e92173d
+def _condition_views(cfg: dict, fit: ISMTS, ev: ISMTS) -> dict:
+    "{'fit'/'eval': {condition: the windows observed under it at the run's rate}}."
+    return {
+        part: {c: observe(x, c, cfg['rate'], derive_seed(cfg['seed'], 'probe', part, c))
+               for c in HARC_CONDITIONS}
+        for part, x in (('fit', fit), ('eval', ev))
+    }
+
 # %% ../nbs/15_probes.ipynb #55c5bac8
 def _probe_data(cfg: dict, fit, ev) -> dict:
     "Views of `fit` and `ev` under each condition, their condition labels, values, held-out cells."
-    rate, N, M = cfg['rate'], len(fit), len(ev)
-    views = {
-        part: {
-            c: observe(x, c, rate, derive_seed(cfg['seed'], 'probe', part, c))
-            for c in HARC_CONDITIONS
-        }
-        for part, x in (('fit', fit), ('eval', ev))
-    }
+    N, M = len(fit), len(ev)
+    views = _condition_views(cfg, fit, ev)
     labels = {
         part: np.repeat(np.arange(len(HARC_CONDITIONS)), n) for part, n in (('fit', N), ('eval', M))
     }
@@ -192,35 +207,21 @@ def _probe_data(cfg: dict, fit, ev) -> dict:
 # %% ../nbs/15_probes.ipynb #b3a31124
 def _probe_scores(enc, d: dict, design: dict) -> dict:
     "{'r2': value-probe R², 'auroc': pattern-probe AUROC} of encoder `enc` on `_probe_data` `d`."
-    z = {
-        part: {c: encoder_embeddings(enc, x) for c, x in v.items()}
-        for part, v in d['views'].items()
-    }
-    return dict(
-        r2=value_probe_r2(
-            z['fit']['Random'],
-            d['y_fit'],
-            z['eval']['Random'],
-            d['y_eval'],
-            d['held'],
-            design['alphas'],
-            design.get('clip_to_fit', False),
-        ),
-        auroc=pattern_probe_auroc(
-            np.concatenate(list(z['fit'].values())),
-            d['labels']['fit'],
-            np.concatenate(list(z['eval'].values())),
-            d['labels']['eval'],
-            design['C'],
-            design['max_iter'],
-            design.get('clip_to_fit', False),
-        ),
+    z = {part: {c: encoder_embeddings(enc, x) for c, x in v.items()}
+         for part, v in d['views'].items()}
+    clip = design.get('clip_to_fit', False)
+    r2 = value_probe_r2(z['fit']['Random'], d['y_fit'], z['eval']['Random'], d['y_eval'], d['held'],
+                        design['alphas'], clip)
+    auroc = pattern_probe_auroc(
+        np.concatenate(list(z['fit'].values())), d['labels']['fit'],
+        np.concatenate(list(z['eval'].values())), d['labels']['eval'],
+        design['C'], design['max_iter'], clip,
     )
+    return dict(r2=r2, auroc=auroc)
 
-# %% ../nbs/15_probes.ipynb #a9cd31f9
-def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=None) -> dict:
-    "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run."
-    check_probe_design(design)
+# %% ../nbs/15_probes.ipynb #d0cdf8d3
+def _probed_encoders(algo, cfg: dict) -> list:
+    "The encoders of `algo` to probe (E_feat, E_samp); ConfigError off HAR-C or with neither."
     if task_of(cfg).name != 'harc':
         raise ConfigError(
             f"the probes use HAR-C's sampling conditions; got a {task_of(cfg).name} run"
@@ -230,6 +231,13 @@ def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=
         raise ConfigError(
             f"probes need PRISM's encoders (E_feat, E_samp); {cfg['method']} has neither"
         )
+    return encoders
+
+# %% ../nbs/15_probes.ipynb #a9cd31f9
+def branch_probes(algo, cfg: dict, design: dict = PROBE_DESIGN, checkpoints_dir=None) -> dict:
+    "{stage: {encoder: {'r2': value-probe R², 'auroc': pattern-probe AUROC}}} of a PRISM run."
+    check_probe_design(design)
+    encoders = _probed_encoders(algo, cfg)
     fit, ev, (splits, train, val, test) = _probe_windows(cfg, design)
     d = _probe_data(cfg, fit, ev)
     info = harc_info(splits, train, val, test, cfg['rate'])
@@ -248,39 +256,39 @@ def probe_record(
 ) -> dict:
     "Probe the run of `source` once and keep the result as a `harc_probes` evaluation record."
     checkpoints_dir = checkpoints_root(read_record(source), source, checkpoints_dir)
-    return evaluation_record(
-        source,
-        'harc_probes',
-        design,
-        partial(branch_probes, checkpoints_dir=checkpoints_dir),
-        checkpoints_dir=checkpoints_dir,
-        force=force,
-    )
+    return evaluation_record(source, 'harc_probes', design,
+                             partial(branch_probes, checkpoints_dir=checkpoints_dir),
+                             checkpoints_dir=checkpoints_dir, force=force)
+
+# %% ../nbs/15_probes.ipynb #bffda792
+def _probe_rows(r: dict) -> list:
+    "The scores of probe record `r`: its run's columns, stage, encoder, probe, score."
+    return [dict(**run_columns(r['config']), stage=st, encoder=e, probe=k, score=v)
+            for st, encs in r['results'].items() for e, sc in encs.items() for k, v in sc.items()]
 
 # %% ../nbs/15_probes.ipynb #6bfbf1f2
 def probe_frame(results_dir=None, design: dict = PROBE_DESIGN):
     "One row per (run, stage, encoder, probe): method, variant, seed, stage, encoder, probe, score."
-    rows = []
-    for r in read_records(results_root(results_dir) / 'harc_probes'):
-        if r['design'] != design:
-            continue
-        c = r['config']
-        rows += [
-            dict(
-                **run_columns(c),
-                stage=st,
-                encoder=e,
-                probe=k,
-                score=v,
-            )
-            for st, encs in r['results'].items()
-            for e, sc in encs.items()
-            for k, v in sc.items()
-        ]
+    records = read_records(results_root(results_dir) / 'harc_probes')
+    rows = [row for r in records if r['design'] == design for row in _probe_rows(r)]
     return pd.DataFrame(
         rows,
         columns=['method', 'variant', 'backbone', 'seed', 'stage', 'encoder', 'probe', 'score'],
     )
+
+# %% ../nbs/15_probes.ipynb #b693d71e
+def _probe_table_row(
+    st: pd.DataFrame,  # `summarize` of the scores, indexed by (encoder, stage, probe)
+    e: str, stage: str,
+    g: pd.DataFrame,  # the rows of `e` at `stage`
+) -> dict:
+    "Encoder, stage, value R² and pattern AUROC (mean ± se), and the seeds."
+    row = {'encoder': PROBE_ENCODERS[e], 'stage': stage}
+    for k, name in (('r2', 'feature values (R²)'), ('auroc', 'sampling patterns (AUROC)')):
+        cell = st.loc[(e, stage, k)] if (e, stage, k) in st.index else dict(mean=None, se=None)
+        row[name] = pm(cell['mean'], cell['se'], 3)
+    row['seeds'] = g.seed.nunique()
+    return row
 
 # %% ../nbs/15_probes.ipynb #b143fa9c
 def probe_table(df) -> pd.DataFrame:
@@ -288,19 +296,21 @@ def probe_table(df) -> pd.DataFrame:
     st = summarize(df, ['encoder', 'stage', 'probe'], ['score']).set_index(
         ['encoder', 'stage', 'probe']
     )
-    rows = []
-    for (e, stage), g in df.groupby(['encoder', 'stage'], sort=False):
-        row = {'encoder': PROBE_ENCODERS[e], 'stage': stage}
-        for k, name in (('r2', 'feature values (R²)'), ('auroc', 'sampling patterns (AUROC)')):
-            cell = st.loc[(e, stage, k)] if (e, stage, k) in st.index else dict(mean=None, se=None)
-            row[name] = pm(cell['mean'], cell['se'], 3)
-        row['seeds'] = g.seed.nunique()
-        rows.append(row)
-    out = pd.DataFrame(rows)
+    groups = df.groupby(['encoder', 'stage'], sort=False)
+    out = pd.DataFrame([_probe_table_row(st, e, stage, g) for (e, stage), g in groups])
     order = {s: i for i, s in enumerate(PROBE_STAGES)}
     return out.sort_values(
         ['encoder', 'stage'], key=lambda c: c.map(order) if c.name == 'stage' else c
     ).set_index(['encoder', 'stage'])
+
+# %% ../nbs/15_probes.ipynb #aab25358
+def _stage_curve(ax, g: pd.DataFrame, color, label: str):
+    "One encoder's probe score `g` (mean ± se over seeds) across its stages, on `ax`."
+    st = (summarize(g, 'stage', ['score']).set_index('stage')
+          .reindex([s for s in PROBE_STAGES if s in set(g.stage)]))
+    ax.errorbar(range(len(st)), st['mean'], st['se'], marker='o', ms=4, capsize=3, color=color,
+                label=label)
+    ax.set_xticks(range(len(st)), st.index)
 
 # %% ../nbs/15_probes.ipynb #628ce53b
 def plot_branch_information(df, axes=None):
@@ -310,30 +320,11 @@ def plot_branch_information(df, axes=None):
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(7.4, 3.2))
     colors = dict(zip(PROBE_ENCODERS, sns.color_palette('colorblind', 2)))
-    for ax, (k, title, ylabel) in zip(
-        axes,
-        [
-            ('r2', 'Feature-value information', 'R² of a linear probe (held-out cells)'),
-            ('auroc', 'Sampling-pattern information', 'AUROC of a linear probe (8 conditions)'),
-        ],
-    ):
+    panels = [('r2', 'Feature-value information', 'R² of a linear probe (held-out cells)'),
+              ('auroc', 'Sampling-pattern information', 'AUROC of a linear probe (8 conditions)')]
+    for ax, (k, title, ylabel) in zip(axes, panels):
         for e, g in df[df.probe == k].groupby('encoder', sort=False):
-            st = (
-                summarize(g, 'stage', ['score'])
-                .set_index('stage')
-                .reindex([s for s in PROBE_STAGES if s in set(g.stage)])
-            )
-            ax.errorbar(
-                range(len(st)),
-                st['mean'],
-                st['se'],
-                marker='o',
-                ms=4,
-                capsize=3,
-                color=colors[e],
-                label=PROBE_ENCODERS[e],
-            )
-            ax.set_xticks(range(len(st)), st.index)
+            _stage_curve(ax, g, colors[e], PROBE_ENCODERS[e])
         ax.set_title(title)
         ax.set_ylabel(ylabel)
         if k == 'auroc':
