@@ -20,6 +20,26 @@ from .records import read_records
 # %% auto #0
 __all__ = ['manydg_space_blowups', 'harc_collapsed_runs', 'feature_geometry', 'initial_geometry']
 
+# %% ../nbs/11c_diagnostics.ipynb #d831e105
+def _run_score(r: dict):
+    "Record `r`'s Avg., else its `group_avg`, else its clinical AUROC (None if it has none)."
+    if 'avg' in r:
+        return r['avg']
+    auroc = r['metrics'].get('auroc') if isinstance(r.get('metrics'), dict) else None
+    return r.get('group_avg', auroc)
+
+# %% ../nbs/11c_diagnostics.ipynb #240e61d5
+def _blowup_summary(df: pd.DataFrame) -> pd.DataFrame:
+    "Per (experiment, dataset, backbone) of the runs `df`: runs, blown up, peak, both mean scores."
+    g = df.groupby(['experiment', 'dataset', 'backbone'])
+    return pd.DataFrame({
+        'runs': g.size(),
+        'blew_up': g.blew_up.sum(),
+        'peak': g.peak.max(),
+        'score_blew_up': g.apply(lambda x: x.score[x.blew_up].mean()),
+        'score_others': g.apply(lambda x: x.score[~x.blew_up].mean()),
+    })
+
 # %% ../nbs/11c_diagnostics.ipynb #27a419a1
 def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFrame:
     "Per (experiment, dataset, backbone): ManyDG runs, those passing `threshold`, both mean scores."
@@ -28,37 +48,23 @@ def manydg_space_blowups(results_dir=None, threshold: float = 1e3) -> pd.DataFra
         c = r['config']
         if 'history' not in r or c.get('method') != 'manydg' or c.get('variant', 'full') != 'full':
             continue
-        score = (
-            r['avg']
-            if 'avg' in r
-            else r.get(
-                'group_avg',
-                r['metrics'].get('auroc') if isinstance(r.get('metrics'), dict) else None,
-            )
-        )
-        rows.append(
-            dict(
-                experiment=c['experiment'],
-                dataset=c.get('dataset', 'harc'),
-                backbone=c['backbone'],
-                peak=max(h['space'] for h in r['history']),
-                score=score,
-            )
-        )
+        rows.append(dict(experiment=c['experiment'], dataset=c.get('dataset', 'harc'),
+                         backbone=c['backbone'], peak=max(h['space'] for h in r['history']),
+                         score=_run_score(r)))
     df = pd.DataFrame(rows, columns=['experiment', 'dataset', 'backbone', 'peak', 'score'])
     if not len(df):
         return pd.DataFrame(columns=['runs', 'blew_up', 'peak', 'score_blew_up', 'score_others'])
     df['blew_up'] = df.peak > threshold
-    g = df.groupby(['experiment', 'dataset', 'backbone'])
-    return pd.DataFrame(
-        {
-            'runs': g.size(),
-            'blew_up': g.blew_up.sum(),
-            'peak': g.peak.max(),
-            'score_blew_up': g.apply(lambda x: x.score[x.blew_up].mean()),
-            'score_others': g.apply(lambda x: x.score[~x.blew_up].mean()),
-        }
-    )
+    return _blowup_summary(df)
+
+# %% ../nbs/11c_diagnostics.ipynb #ab199811
+def _collapse_summary(df: pd.DataFrame) -> pd.DataFrame:
+    "Per (method, backbone) of the runs `df`: runs, collapsed runs, their mean Avg."
+    if not len(df):
+        return pd.DataFrame(columns=['runs', 'collapsed', 'avg_collapsed'])
+    g = df.groupby(['method', 'backbone'])
+    return pd.DataFrame({'runs': g.size(), 'collapsed': g.collapsed.sum(),
+                         'avg_collapsed': g.apply(lambda x: x.avg[x.collapsed].mean())})
 
 # %% ../nbs/11c_diagnostics.ipynb #9c9f3f1e
 def harc_collapsed_runs(results_dir=None, factor: float = 1.5) -> pd.DataFrame:
@@ -68,28 +74,24 @@ def harc_collapsed_runs(results_dir=None, factor: float = 1.5) -> pd.DataFrame:
         c = r['config']
         if c.get('variant', 'full') != 'full' or 'val_acc' not in r:
             continue
-        rows.append(
-            dict(
-                method=c['method'],
-                backbone=c['backbone'],
-                collapsed=r['val_acc'] < factor * 100 / len(HAR_CLASSES),
-                avg=r['avg'],
-            )
-        )
-    df = pd.DataFrame(rows, columns=['method', 'backbone', 'collapsed', 'avg'])
-    g = df.groupby(['method', 'backbone'])
-    out = (
-        pd.DataFrame(
-            {
-                'runs': g.size(),
-                'collapsed': g.collapsed.sum(),
-                'avg_collapsed': g.apply(lambda x: x.avg[x.collapsed].mean()),
-            }
-        )
-        if len(df)
-        else pd.DataFrame(columns=['runs', 'collapsed', 'avg_collapsed'])
-    )
+        rows.append(dict(method=c['method'], backbone=c['backbone'],
+                         collapsed=r['val_acc'] < factor * 100 / len(HAR_CLASSES), avg=r['avg']))
+    out = _collapse_summary(pd.DataFrame(rows, columns=['method', 'backbone', 'collapsed', 'avg']))
     return out[out.collapsed > 0]
+
+# %% ../nbs/11c_diagnostics.ipynb #5a734798
+def _loss_gradients(
+    z: "torch.Tensor", logits: "torch.Tensor",  # as for `feature_geometry`
+    y: "torch.Tensor", d: "torch.Tensor",
+) -> tuple:
+    "(grad of MMD's classification term, grad of its penalty) with respect to the features `z`."
+    inverse, counts, _ = domain_groups(d)
+    nll = domain_risks(logits, y, inverse, len(counts)).mean()  # the classification term of MMD
+    (g_nll,) = torch.autograd.grad(nll, z, retain_graph=True)
+    penalty = mmd_penalty(z, d)  # a constant zero when the batch has one domain
+    g_mmd = (torch.autograd.grad(penalty, z, retain_graph=True)[0] if penalty.requires_grad
+             else torch.zeros_like(z))
+    return g_nll, g_mmd
 
 # %% ../nbs/11c_diagnostics.ipynb #a2cb673a
 def feature_geometry(
@@ -99,25 +101,24 @@ def feature_geometry(
     d: "torch.Tensor",  # domain ids [B]
 ) -> dict:
     "Feature norm, spread (median pairwise distance / mean norm), |grad_z MMD| / |grad_z mean CE|."
-    inverse, counts, _ = domain_groups(d)
-    nll = domain_risks(
-        logits, y, inverse, len(counts)
-    ).mean()  # the classification term of MMD's objective
-    (g_nll,) = torch.autograd.grad(nll, z, retain_graph=True)
-    penalty = mmd_penalty(z, d)  # a constant zero when the batch has one domain
-    g_mmd = (
-        torch.autograd.grad(penalty, z, retain_graph=True)[0]
-        if penalty.requires_grad
-        else torch.zeros_like(z)
-    )
+    g_nll, g_mmd = _loss_gradients(z, logits, y, d)
     with torch.no_grad():
         dist = torch.cdist(z, z)[~torch.eye(len(z), dtype=torch.bool, device=z.device)]
         norm = z.norm(dim=1).mean()
-        return dict(
-            feature_norm=float(norm),
-            spread=float(dist.median() / norm),
-            grad_ratio=float(g_mmd.norm() / g_nll.norm()),
-        )
+        return dict(feature_norm=float(norm), spread=float(dist.median() / norm),
+                    grad_ratio=float(g_mmd.norm() / g_nll.norm()))
+
+# %% ../nbs/11c_diagnostics.ipynb #a5b5d93a
+def _median_geometry(algo, train, batch_size: int, n_batches: int, seed: int) -> dict:
+    "Median `feature_geometry` of `algo` over its first `n_batches` batches of `train`."
+    g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
+    batches = algo.batches(len(train), batch_size, g, domains=train.d)[:n_batches]
+    geo = []
+    for idx in batches:
+        x = train[idx]
+        z = algo.features(x.v, x.m, x.t)
+        geo.append(feature_geometry(z, algo.classifier(z), x.y, x.d))
+    return pd.DataFrame(geo).median().to_dict()
 
 # %% ../nbs/11c_diagnostics.ipynb #558af80f
 def initial_geometry(
@@ -131,14 +132,6 @@ def initial_geometry(
     rows = []
     for b in backbones:
         algo = build_algorithm(dict(cfg, backbone=b), data.info)
-        g = torch.Generator().manual_seed(derive_seed(seed, 'batches'))
-        batches = algo.batches(len(data.train), cfg['batch_size'], g, domains=data.train.d)[
-            :n_batches
-        ]
-        geo = []
-        for idx in batches:
-            x = data.train[idx]
-            z = algo.features(x.v, x.m, x.t)
-            geo.append(feature_geometry(z, algo.classifier(z), x.y, x.d))
-        rows.append(dict(backbone=b, **pd.DataFrame(geo).median().to_dict()))
+        geometry = _median_geometry(algo, data.train, cfg['batch_size'], n_batches, seed)
+        rows.append(dict(backbone=b, **geometry))
     return pd.DataFrame(rows).set_index('backbone')
