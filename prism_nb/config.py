@@ -14,6 +14,7 @@ import numpy as np
 from .core import ISMTS, config_id, derive_seed, ConfigError, Registry, kind_of
 from .core import folder_path, load_plugins, repo_root
 from .paths import Layers
+from .names import NAME_MAX
 from .sampling import condition_masks_within
 from .algorithms import Algorithm, algorithm_class, check_hparams, BATCH_SIZE_RANGE
 from .backbones import BACKBONES
@@ -344,6 +345,43 @@ def _method_hparams(cfg: dict, cls: type, task: Task) -> dict:
         raise ConfigError(str(e)) from None
     return {**cls.task_hparams.get(task.name, cls.task_hparams.get(task.family, {})), **user}
 
+# %% ../nbs/07_config.ipynb #d8e269b3
+def _stem_too_long(
+    cfg: dict,  # the config the part is named from
+    task: Task,  # its task
+    part: str,  # a subfolder or the stem its `record_stem` gives
+    stem: bool = True,  # the stem (a file name follows it), not a subfolder
+) -> str:
+    "Why `part` is too long to be filed: the method's or backbone's name in it, else the task's."
+    over = len(part) - NAME_MAX
+    if over <= 0:
+        return ''
+    where = (f"{part}{'_<id>.json' if stem else '/'}, a {'stem' if stem else 'folder name'} of "
+             f"{len(part)} characters, {over} more than the {NAME_MAX} a record's path holds")
+    named = [(k, cfg[k]) for k in ('method', 'backbone')
+             if isinstance(cfg.get(k), str) and cfg[k] in part]
+    if not named:
+        return f"task {task.name}: record_stem(cfg) names its records {where}"
+    kind, name = max(named, key=lambda kv: len(kv[1]))
+    return (f"{kind} name {name!r} ({len(name)} characters) is too long for this config of task "
+            f"{task.name}: its record would be {where}; this config needs a {kind} name of at most "
+            f"{len(name) - over} characters: register the {kind} under a shorter name")
+
+# %% ../nbs/07_config.ipynb #b10361d4
+def _record_stem(cfg: dict, task: Task) -> tuple:
+    "(subfolders, stem) of the record of `cfg`, as `task` names it; each part a name that fits."
+    named = task.record_stem(cfg)
+    if not (isinstance(named, tuple) and len(named) == 2 and isinstance(named[0], (tuple, list))):
+        raise ConfigError(
+            f"task {task.name}: record_stem(cfg) must return (subfolders, stem), got {named!r}"
+        )
+    parts, stem = named
+    for i, part in enumerate((*parts, stem)):  # from a task's own hook: checked like any name
+        if isinstance(part, str) and (why := _stem_too_long(cfg, task, part, i == len(parts))):
+            raise ConfigError(why)
+        check_name(f'task {task.name} record_stem part', part)
+    return parts, stem
+
 # %% ../nbs/07_config.ipynb #55d5d2cb
 def make_config(**overrides) -> dict:
     "A checked run config: task and common defaults, `overrides`; ConfigError naming the parameter."
@@ -361,6 +399,7 @@ def make_config(**overrides) -> dict:
     _check_training(cfg, cls)
     cfg['hparams'] = _method_hparams(cfg, cls, task)
     task.check(cfg)
+    _record_stem(cfg, task)  # a name too long for this config's record: refused now
     return cfg
 
 # %% ../nbs/07_config.ipynb #d8b37cb7
@@ -381,14 +420,7 @@ def record_path(
         paths = [record_path(cfg, p) for p in results_dir]
         return next((p for p in paths if p.exists()), paths[-1])
     task = task_of(cfg)
-    named = task.record_stem(cfg)
-    if not (isinstance(named, tuple) and len(named) == 2 and isinstance(named[0], (tuple, list))):
-        raise ConfigError(
-            f"task {task.name}: record_stem(cfg) must return (subfolders, stem), got {named!r}"
-        )
-    parts, stem = named
-    for part in (*parts, stem):  # a stem from a task's own hook: checked like any name in a path
-        check_name(f'task {task.name} record_stem part', part)
+    parts, stem = _record_stem(cfg, task)
     root = Path(results_dir)
     path = root.joinpath(
         check_name('experiment', cfg['experiment'], 'folder name'),

@@ -416,3 +416,46 @@ def test_the_speed_paragraph_reads_the_bench_tables_through_read_table_and_says_
     exec(''.join(cell['source']), dict(pd=pd, show=page_show(shown)))
     assert read == ['bench', 'bench_rewrite']
     assert shown == [''.join(cell['outputs'][0]['data']['text/markdown'])]  # the rendered page, unchanged
+
+
+# --- 8. a name that fits one task's records but not another config's (case 4 of the rest) --------
+
+from prism_nb.algorithms import ALGORITHMS, ERM
+from prism_nb.config import record_path
+import prism_nb.realworld  # noqa: F401  (the clinical tasks: p12's targets are the longest)
+
+LONG_TARGET = 'Cardiac Surgery Recovery'  # P12's longest held-out unit: 'CardiacSurgeryRecovery' in a stem
+
+
+class LongNamed(ERM):
+    "ERM under a long name."
+
+
+@pytest.mark.parametrize('extra,stem_length', [(dict(target=LONG_TARGET), 65),
+                                               (dict(target=LONG_TARGET, mask_only=True, backbone='mtand'), 76)])
+def test_a_method_name_too_long_for_a_config_is_named_at_config_time_not_the_task(tmp_path, extra, stem_length):
+    "35 characters register (P12's default stem fits); P12's longest target makes the stem too long: the method is named."
+    from prism_nb.experiment import run
+    name = 'l' * 35
+    over = stem_length - 64
+    with ALGORITHMS.temporary(name, LongNamed):
+        cfg = dict(method=name, dataset='p12', **extra)
+        for attempt in (lambda: make_config(**cfg), lambda: run(cfg, results_dir=tmp_path, progress=False)):
+            msg = raised(attempt, ConfigError, f"method name {name!r} (35 characters)", 'task p12',
+                         f'a stem of {stem_length} characters', f'{over} more than the 64',
+                         f'at most {35 - over} characters')
+            assert 'record_stem part' not in msg  # not the task's fault
+        assert files_under(tmp_path) == []  # refused before any work
+        short = make_config(method=name, dataset='p12')  # the default target: it fits
+        assert record_path(short, tmp_path).name.startswith(name)
+
+
+def test_a_task_stem_too_long_of_its_own_still_names_the_task(tmp_path):
+    "A stem long without any registered name in it is the task's own doing, and says so."
+    import dataclasses
+    from prism_nb.harc import HARC
+    long_stem = dataclasses.replace(HARC, name='longstem', display='Long stem', defaults=dict(HARC.defaults, experiment='longstem'),
+                                    record_stem=lambda cfg: ((), 'x' * 70))
+    with TASKS.temporary('longstem', long_stem):
+        raised(lambda: make_config(dataset='longstem'), ConfigError, 'task longstem', "record_stem", '70 characters')
+
