@@ -27,6 +27,14 @@ SENSITIVITY_LABELS = dict(
     r_t='timestep drop rate $r_t$', r_f='feature drop rate $r_f$', K='number of views $K$'
 )
 
+# %% ../nbs/16_sensitivity.ipynb #28e18b5a
+def _check_grid_value(k: str, v):
+    "ConfigError unless `v` is an integer K >= 1 (`k` = 'K') or a drop rate in [0, 1)."
+    if k == 'K' and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        raise ConfigError(f"K must be an integer >= 1, got {v!r}")
+    if k != 'K' and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1):
+        raise ConfigError(f"{k} must be in [0, 1), got {v!r}")
+
 # %% ../nbs/16_sensitivity.ipynb #708b02c4
 def check_sensitivity_grid(grid: dict) -> dict:
     "Known names only; drop rates in [0, 1); integer K >= 1."
@@ -40,36 +48,24 @@ def check_sensitivity_grid(grid: dict) -> dict:
         if not values:
             raise ConfigError(f"{k}: no values")
         for v in values:
-            if k == 'K' and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise ConfigError(f"K must be an integer >= 1, got {v!r}")
-            if k != 'K' and (
-                isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1
-            ):
-                raise ConfigError(f"{k} must be in [0, 1), got {v!r}")
+            _check_grid_value(k, v)
     return grid
+
+# %% ../nbs/16_sensitivity.ipynb #ceb0ceed
+def _point_config(k: str, v, seed: int, default, common: dict) -> dict:
+    "The config of PRISM with `k` = `v` at `seed`: the default one when `v` is the `default`."
+    if v == default:
+        return make_config(method='prism', seed=seed, **common)
+    return make_config(method='prism', seed=seed, experiment=SENSITIVITY_EXPERIMENT, hparams={k: v},
+                       **common)
 
 # %% ../nbs/16_sensitivity.ipynb #4791fcac
 def sensitivity_points(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) -> list:
     "(parameter, value, seed, config) per grid point and seed; default value: default config."
     check_sensitivity_grid(grid)
     defaults = algorithm_class('prism').defaults()
-    out = []
-    for k, values in grid.items():
-        for v in values:
-            for s in seeds:
-                cfg = (
-                    make_config(method='prism', seed=s, **common)
-                    if v == defaults[k]
-                    else make_config(
-                        method='prism',
-                        seed=s,
-                        experiment=SENSITIVITY_EXPERIMENT,
-                        hparams={k: v},
-                        **common,
-                    )
-                )
-                out.append((k, v, s, cfg))
-    return out
+    return [(k, v, s, _point_config(k, v, s, defaults[k], common))
+            for k, values in grid.items() for v in values for s in seeds]
 
 # %% ../nbs/16_sensitivity.ipynb #6f96b860
 def sensitivity_configs(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common) -> list:
@@ -81,6 +77,13 @@ def sensitivity_configs(seeds=range(3), grid: dict = SENSITIVITY_GRID, **common)
             seen.add(key)
             out.append(cfg)
     return out
+
+# %% ../nbs/16_sensitivity.ipynb #6fe2a990
+def _complete_seeds(df: pd.DataFrame, grid: dict) -> pd.DataFrame:
+    "The rows of `df` whose seed is recorded at every value of its parameter in `grid`."
+    n_values = df.parameter.map({k: len(v) for k, v in grid.items()})
+    full = df.groupby(['parameter', 'seed']).value.transform('nunique') == n_values
+    return df[full].reset_index(drop=True)
 
 # %% ../nbs/16_sensitivity.ipynb #9e9e7fee
 def sensitivity_frame(
@@ -98,24 +101,12 @@ def sensitivity_frame(
         if not p.exists():
             continue
         r = read_record(p)
-        rows.append(
-            dict(
-                parameter=k,
-                value=v,
-                seed=s,
-                avg=r['avg'],
-                cpu_seconds=cpu_seconds(r),
-                pretrain_reused=r.get('pretrain_reused') is not None,
-            )
-        )
+        rows.append(dict(parameter=k, value=v, seed=s, avg=r['avg'], cpu_seconds=cpu_seconds(r),
+                         pretrain_reused=r.get('pretrain_reused') is not None))
     df = pd.DataFrame(
         rows, columns=['parameter', 'value', 'seed', 'avg', 'cpu_seconds', 'pretrain_reused']
     )
-    if complete_seeds and len(df):
-        n_values = df.parameter.map({k: len(v) for k, v in grid.items()})
-        full = df.groupby(['parameter', 'seed']).value.transform('nunique') == n_values
-        df = df[full].reset_index(drop=True)
-    return df
+    return _complete_seeds(df, grid) if complete_seeds and len(df) else df
 
 # %% ../nbs/16_sensitivity.ipynb #5d481afc
 def sensitivity_table(df) -> pd.DataFrame:
@@ -127,66 +118,71 @@ def sensitivity_table(df) -> pd.DataFrame:
         ['HAR-C Avg.', 'seeds']
     ]
 
-# %% ../nbs/16_sensitivity.ipynb #39ffa69e
-def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataFrame:
-    "Per method: HAR-C Avg. and CPU minutes per run (mean and se over seeds; se NaN for one seed)."
-    results_dir = results_root(results_dir)
+# %% ../nbs/16_sensitivity.ipynb #ee39783e
+def _efficiency_runs(seeds, results_dir, methods) -> pd.DataFrame:
+    "Method, seed, HAR-C Avg. and CPU minutes of each recorded `tab:harc` run of `methods`."
     rows = []
-    for m in methods or method_names():
+    for m in methods:
         for s in seeds:
             p = record_path(make_config(method=m, seed=s), results_dir)
             if p.exists():
                 r = read_record(p)
                 rows.append(dict(method=m, seed=s, avg=r['avg'], cpu_minutes=cpu_seconds(r) / 60))
-    df = pd.DataFrame(rows, columns=['method', 'seed', 'avg', 'cpu_minutes'])
+    return pd.DataFrame(rows, columns=['method', 'seed', 'avg', 'cpu_minutes'])
+
+# %% ../nbs/16_sensitivity.ipynb #39ffa69e
+def efficiency_frame(seeds=range(3), results_dir=None, methods=None) -> pd.DataFrame:
+    "Per method: HAR-C Avg. and CPU minutes per run (mean and se over seeds; se NaN for one seed)."
+    df = _efficiency_runs(seeds, results_root(results_dir), methods or method_names())
     st = summarize(df, 'method', ['avg', 'cpu_minutes']).set_index(['method', 'column'])
     out = [
-        dict(
-            method=m,
-            name=algorithm_class(m).display,
-            avg=st.loc[(m, 'avg'), 'mean'],
-            avg_se=st.loc[(m, 'avg'), 'se'],
-            cpu_minutes=st.loc[(m, 'cpu_minutes'), 'mean'],
-            cpu_minutes_se=st.loc[(m, 'cpu_minutes'), 'se'],
-            seeds=st.loc[(m, 'avg'), 'n'],
-        )
+        dict(method=m, name=algorithm_class(m).display,
+             avg=st.loc[(m, 'avg'), 'mean'], avg_se=st.loc[(m, 'avg'), 'se'],
+             cpu_minutes=st.loc[(m, 'cpu_minutes'), 'mean'],
+             cpu_minutes_se=st.loc[(m, 'cpu_minutes'), 'se'], seeds=st.loc[(m, 'avg'), 'n'])
         for m in df.method.unique()
     ]
     return pd.DataFrame(
         out, columns=['method', 'name', 'avg', 'avg_se', 'cpu_minutes', 'cpu_minutes_se', 'seeds']
     )
 
+# %% ../nbs/16_sensitivity.ipynb #d4946197
+def _plain_log_ticks(axis):
+    "Ticks of the log `axis` at 1, 2 and 5 x 10^n, labelled '2', not '2 x 10^0'; no minor labels."
+    from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
+
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+    axis.set_minor_formatter(NullFormatter())
+
 # %% ../nbs/16_sensitivity.ipynb #66fba793
 def _plot_cost(ax, eff, CB):
     "CPU minutes per run (log axis) vs. HAR-C Avg. per method, mean ± se; PRISM starred."
-    from matplotlib.ticker import LogLocator, FuncFormatter, NullFormatter
-
     # labels alternate above and below, so neighbours do not overprint
     for i, r in enumerate(eff.sort_values('avg').itertuples()):
         prism = r.method == 'prism'
-        ax.errorbar(
-            r.cpu_minutes,
-            r.avg,
-            r.avg_se,
-            xerr=r.cpu_minutes_se,
-            fmt='*' if prism else 'o',
-            ms=11 if prism else 5,
-            color=CB[3] if prism else CB[0],
-            capsize=2,
-        )
-        ax.annotate(
-            r.name,
-            (r.cpu_minutes, r.avg),
-            xytext=(4, 2 if i % 2 else -9),
-            textcoords='offset points',
-        )
+        ax.errorbar(r.cpu_minutes, r.avg, r.avg_se, xerr=r.cpu_minutes_se,
+                    fmt='*' if prism else 'o', ms=11 if prism else 5,
+                    color=CB[3] if prism else CB[0], capsize=2)
+        ax.annotate(r.name, (r.cpu_minutes, r.avg), xytext=(4, 2 if i % 2 else -9),
+                    textcoords='offset points')
     ax.set_xscale('log')
     ax.set_xlabel('CPU minutes per run (log)')
     ax.set_ylabel('HAR-C Avg. accuracy (%)')
-    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    _plain_log_ticks(ax.xaxis)
     ax.set_title('Training cost vs. accuracy')
+
+# %% ../nbs/16_sensitivity.ipynb #efa053b9
+def _sensitivity_panel(ax, g: pd.DataFrame, k: str, default, CB):
+    "HAR-C Avg. (mean ± se over seeds) against the values of `k` in `g`, the `default` ringed."
+    if len(g):
+        st = summarize(g, 'value', ['avg']).sort_values('value')
+        ax.errorbar(st.value, st['mean'], st.se, marker='o', ms=4, capsize=3, color=CB[0])
+        d = st[st.value == default]
+        ax.plot(d.value, d['mean'], 'o', ms=9, mfc='none', mec=CB[3], label='default')
+        ax.legend()
+    ax.set_xlabel(SENSITIVITY_LABELS[k])
+    ax.set_ylabel('HAR-C Avg. accuracy (%)')
 
 # %% ../nbs/16_sensitivity.ipynb #c27ede86
 def plot_ablations(sens, eff, axes=None):
@@ -200,15 +196,7 @@ def plot_ablations(sens, eff, axes=None):
     axes = np.asarray(axes).ravel()
     defaults, CB = algorithm_class('prism').defaults(), sns.color_palette('colorblind')
     for ax, k in zip(axes, SENSITIVITY_GRID):
-        g = sens[sens.parameter == k]
-        if len(g):
-            st = summarize(g, 'value', ['avg']).sort_values('value')
-            ax.errorbar(st.value, st['mean'], st.se, marker='o', ms=4, capsize=3, color=CB[0])
-            d = st[st.value == defaults[k]]
-            ax.plot(d.value, d['mean'], 'o', ms=9, mfc='none', mec=CB[3], label='default')
-            ax.legend()
-        ax.set_xlabel(SENSITIVITY_LABELS[k])
-        ax.set_ylabel('HAR-C Avg. accuracy (%)')
+        _sensitivity_panel(ax, sens[sens.parameter == k], k, defaults[k], CB)
     _plot_cost(axes[3], eff, CB)
     axes[0].figure.tight_layout()
     return axes[0].figure
