@@ -23,6 +23,19 @@ def _sync(device):
     if device.type == 'cuda':
         torch.cuda.synchronize()
 
+# %% ../nbs/13_bench.ipynb #33efd72e
+def _best_gflops(kernel, flops: float, repeats: int, device) -> float:
+    "The best GFLOP/s of `repeats` timed calls of `kernel()` (`flops` each), after a warm-up call."
+    kernel()  # warm-up: thread pool and kernel selection
+    best = 0.0
+    for _ in range(repeats):
+        _sync(device)
+        t0 = time.perf_counter()
+        kernel()
+        _sync(device)
+        best = max(best, flops / (time.perf_counter() - t0) / 1e9)
+    return best
+
 # %% ../nbs/13_bench.ipynb #a3d612cf
 def matmul_gflops(sizes: tuple = (512, 1024, 2048), repeats: int = 10, device=None) -> float:
     "Measured float32 matmul throughput here in GFLOP/s: the best over `sizes` after a warm-up."
@@ -30,42 +43,20 @@ def matmul_gflops(sizes: tuple = (512, 1024, 2048), repeats: int = 10, device=No
     best = 0.0
     for n in sizes:
         a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-        a @ b  # warm-up: thread pool and kernel selection
-        for _ in range(repeats):
-            _sync(device)
-            t0 = time.perf_counter()
-            a @ b
-            _sync(device)
-            best = max(best, 2 * n**3 / (time.perf_counter() - t0) / 1e9)
+        best = max(best, _best_gflops(lambda: a @ b, 2 * n**3, repeats, device))
     return best
 
 # %% ../nbs/13_bench.ipynb #d7969c7e
 def conv1d_gflops(
-    batch: int = 64,
-    channels: int = 256,
-    length: int = 128,
-    kernel: int = 5,
-    repeats: int = 10,
+    batch: int = 64, channels: int = 256, length: int = 128, kernel: int = 5, repeats: int = 10,
     device=None,
 ) -> float:
     "Measured float32 throughput of a wide 1-D conv in GFLOP/s (best of `repeats` after warm-up)."
     device = check_device(device)
-    x, w = (
-        torch.randn(batch, channels, length, device=device),
-        torch.randn(channels, channels, kernel, device=device),
-    )
-    F.conv1d(x, w, padding=kernel // 2)
-    best = 0.0
-    for _ in range(repeats):
-        _sync(device)
-        t0 = time.perf_counter()
-        F.conv1d(x, w, padding=kernel // 2)
-        _sync(device)
-        best = max(
-            best,
-            2 * batch * channels * channels * kernel * length / (time.perf_counter() - t0) / 1e9,
-        )
-    return best
+    x = torch.randn(batch, channels, length, device=device)
+    w = torch.randn(channels, channels, kernel, device=device)
+    flops = 2 * batch * channels * channels * kernel * length
+    return _best_gflops(lambda: F.conv1d(x, w, padding=kernel // 2), flops, repeats, device)
 
 # %% ../nbs/13_bench.ipynb #0fbb9bee
 def peak_gflops(device=None) -> float:
@@ -83,14 +74,9 @@ def time_epochs(
     # the engine's own epoch loop, without validation: what a run's training epochs cost,
     # index moves and all
     _sync(device)
-    log = train_epochs(
-        algo,
-        lambda idx: algo.update(train[idx]),
-        EpochBatches.of(algo, train, batch_size, torch.Generator().manual_seed(seed), device),
-        epochs,
-        sync=lambda: _sync(device),
-        progress=False,
-    )
+    batches = EpochBatches.of(algo, train, batch_size, torch.Generator().manual_seed(seed), device)
+    log = train_epochs(algo, lambda idx: algo.update(train[idx]), batches, epochs,
+                       sync=lambda: _sync(device), progress=False)
     return [h['seconds'] for h in log['history']]
 
 # %% ../nbs/13_bench.ipynb #9b92d516
@@ -113,42 +99,47 @@ def _peak_mib(device) -> float:
         return torch.cuda.max_memory_allocated() / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-# %% ../nbs/13_bench.ipynb #d464a853
-def _bench_one(
-    method: str,
-    backbone: str,
-    batch_size: int,
-    epochs: int,
-    max_windows,
-    gflops: float,
-    device=None,
-) -> dict:
+# %% ../nbs/13_bench.ipynb #67fe6825
+def _bench_model(method: str, backbone: str, max_windows) -> tuple:
+    "(model, task data) of the default config of `method` on `backbone`, seed 0, as a run has them."
     from prism_nb.config import make_config, task_of
     from prism_nb.experiment import build_algorithm
 
-    device = check_device(device)
     cfg = make_config(method=method, backbone=backbone, seed=0, max_windows=max_windows)
     data = task_of(cfg).load(cfg)
-    algo = build_algorithm(cfg, data.info)
+    return build_algorithm(cfg, data.info), data
+
+# %% ../nbs/13_bench.ipynb #d464a853
+def _bench_one(
+    method: str, backbone: str, batch_size: int, epochs: int, max_windows, gflops: float,
+    device=None,
+) -> dict:
+    "Seconds per epoch, FLOP floor and peak memory of `method` on `backbone`: a row of the bench."
+    device = check_device(device)
+    algo, data = _bench_model(method, backbone, max_windows)
     if device.type == 'cuda':
         torch.cuda.reset_peak_memory_stats()
     secs = time_epochs(algo, data.train, batch_size=batch_size, epochs=epochs + 1, device=device)
     secs = secs[1:]  # the first epoch warms up
     enc_flops, passes, floor = _encoder_floor(algo, backbone, data.info, len(data.train), gflops)
     return dict(
-        method=method,
-        backbone=backbone,
-        device=str(device),
-        batch_size=batch_size,
-        n_train=len(data.train),
-        seconds_per_epoch=round(min(secs), 3),
-        fwd_mflops_per_window=round(enc_flops / 1e6, 3),
-        encoder_passes=passes,
-        flop_floor_seconds=round(floor, 4),
-        ratio_to_floor=round(min(secs) / floor, 2),
+        method=method, backbone=backbone, device=str(device), batch_size=batch_size,
+        n_train=len(data.train), seconds_per_epoch=round(min(secs), 3),
+        fwd_mflops_per_window=round(enc_flops / 1e6, 3), encoder_passes=passes,
+        flop_floor_seconds=round(floor, 4), ratio_to_floor=round(min(secs) / floor, 2),
         peak_memory_mib=round(_peak_mib(device), 1),
         memory_kind='GPU allocated' if device.type == 'cuda' else 'process peak RSS',
     )
+
+# %% ../nbs/13_bench.ipynb #8bc41cc9
+def _in_fresh_process(threads: int, fn, *args):
+    "`fn(*args)` in a new spawned process with `threads` torch threads; its result."
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=mp.get_context('spawn'),
+                             initializer=torch.set_num_threads, initargs=(threads,)) as ex:
+        return ex.submit(fn, *args).result()
 
 # %% ../nbs/13_bench.ipynb #dab1c0c1
 def benchmark_epochs(
@@ -161,24 +152,36 @@ def benchmark_epochs(
     threads: int = 1,
 ) -> list:
     "Seconds per epoch, FLOP floor and peak memory per (method, backbone), a fresh process each."
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
     gflops = gflops or peak_gflops(device)
-    rows = []
-    for method, backbone in tqdm(list(jobs), desc='benchmark', file=sys.stderr):
-        with ProcessPoolExecutor(
-            1,
-            mp_context=mp.get_context('spawn'),
-            initializer=torch.set_num_threads,
-            initargs=(threads,),
-        ) as ex:
-            rows.append(
-                ex.submit(
-                    _bench_one, method, backbone, batch_size, epochs, max_windows, gflops, device
-                ).result()
-            )
-    return rows
+    return [
+        _in_fresh_process(threads, _bench_one, method, backbone, batch_size, epochs, max_windows,
+                          gflops, device)
+        for method, backbone in tqdm(list(jobs), desc='benchmark', file=sys.stderr)
+    ]
+
+# %% ../nbs/13_bench.ipynb #13913b7e
+def _throughput_row(summary: dict, seconds: float, label: str, workers: int) -> dict:
+    "The row of a sweep (`run_sweep`'s `summary`) that took `seconds`: counts and runs per hour."
+    import os
+
+    n = len(summary['done'])
+    return dict(
+        label=label, workers=workers, threads_per_worker=1, cores=os.cpu_count(), trained=n,
+        failed=len(summary['failed']),
+        skipped=len(summary['skipped']) + len(summary['in_progress']), seconds=round(seconds, 1),
+        runs_per_hour=round(3600 * n / seconds, 2) if n else float('nan'),
+    )
+
+# %% ../nbs/13_bench.ipynb #1c4d0d4f
+def _append_row(out, row: dict):
+    "Append `row` to the CSV at `out` (made if it does not exist)."
+    import pandas as pd
+
+    out = Path(out)
+    old = pd.read_csv(out) if out.exists() else None
+    new = pd.DataFrame([row])
+    df = pd.concat([old, new], ignore_index=True) if old is not None else new
+    atomic_write(out, lambda tmp: df.to_csv(tmp, index=False), suffix='.csv')
 
 # %% ../nbs/13_bench.ipynb #2573c395
 def sweep_throughput(
@@ -189,31 +192,11 @@ def sweep_throughput(
     out=None,  # a CSV the row is appended to
 ) -> dict:
     "Train `cfgs` through `run_sweep` and time it: runs per hour of the runs it trained."
-    import os
-    import pandas as pd
     from prism_nb.sweep import run_sweep
 
     t0 = time.perf_counter()
     summary = run_sweep(cfgs, workers=workers, threads=1, results_dir=results_dir, progress=False)
-    seconds, n = time.perf_counter() - t0, len(summary['done'])
-    row = dict(
-        label=label,
-        workers=workers,
-        threads_per_worker=1,
-        cores=os.cpu_count(),
-        trained=n,
-        failed=len(summary['failed']),
-        skipped=len(summary['skipped']) + len(summary['in_progress']),
-        seconds=round(seconds, 1),
-        runs_per_hour=round(3600 * n / seconds, 2) if n else float('nan'),
-    )
+    row = _throughput_row(summary, time.perf_counter() - t0, label, workers)
     if out is not None:
-        out = Path(out)
-        old = pd.read_csv(out) if out.exists() else None
-        df = (
-            pd.concat([old, pd.DataFrame([row])], ignore_index=True)
-            if old is not None
-            else pd.DataFrame([row])
-        )
-        atomic_write(out, lambda tmp: df.to_csv(tmp, index=False), suffix='.csv')
+        _append_row(out, row)
     return row
