@@ -20,16 +20,18 @@ from .records import read_record, read_records
 from .harc import HARC, HARC_DEFAULTS, check_harc, evaluate_harc, load_harc_data
 from .paper_severity import PS_COLUMNS
 from .report import reported, wide_table
-from prism_nb.harc_tasks import (  # the task lives in the task layer; re-exported here
-    HARC_TUNED, HARC_TUNED_DEFAULTS, ORACLE_FRACTION, PROTOCOLS, TUNED_CONDITIONS, check_draw,
-    check_harc_tuned, evaluate_harc_tuned, harc_tuned_averages, harc_tuned_record_stem,
-    oracle_share, search_overrides,
-)
 
 # %% auto #0
 __all__ = ['SEARCH_KEYS', 'TUNED_FRAME_COLUMNS', 'SELECTION_RULES', 'PROTOCOL_NAMES', 'check_common', 'search_configs',
            'tuned_frame', 'select_draws', 'rule_summary', 'draws_per_method', 'search_plan', 'tuned_table',
            'tuning_effects', 'prism_lead', 'baseline_order', 'tuned_findings', 'plot_tuning']
+
+# %% ../nbs/20_tuning.ipynb #85e0e9de
+from prism_nb.harc_tasks import (
+    HARC_TUNED, HARC_TUNED_DEFAULTS, ORACLE_FRACTION, PROTOCOLS, TUNED_CONDITIONS, check_draw,
+    check_harc_tuned, evaluate_harc_tuned, harc_tuned_averages, harc_tuned_record_stem,
+    oracle_share, search_overrides,
+)
 
 # %% ../nbs/20_tuning.ipynb #ce9f3526
 SEARCH_KEYS = ('dataset', 'method', 'draw', 'seed', 'lr', 'batch_size', 'hparams')
@@ -59,22 +61,17 @@ def search_configs(
     check_common(common, 'search_configs')
     methods = method_names() if methods is None else list(methods)
     seeds = check_seeds(seeds)
-    return [
-        make_config(
-            dataset='harc_tuned', method=m, draw=d, seed=s, **search_overrides(m, d), **common
-        )
-        for d in draws
-        for m in methods
-        for s in seeds
-    ]
+    return [make_config(dataset='harc_tuned', method=m, draw=d, seed=s, **search_overrides(m, d),
+                        **common)
+            for d in draws for m in methods for s in seeds]
 
-# %% ../nbs/20_tuning.ipynb #f55bba19
+# %% ../nbs/20_tuning.ipynb #746e535b
 TUNED_FRAME_COLUMNS = [  # one row per run and condition: what the selection rules read
     'protocol', 'method', 'draw', 'seed', 'condition', 'val_acc', 'acc', 'oracle', 'report',
     'worst_class_acc', 'worst_class', 'collapsed',
 ]
 
-
+# %% ../nbs/20_tuning.ipynb #f55bba19
 def _long_rows(rec: dict, protocol: str, draw: int) -> list:
     "One row per condition of `protocol` in record `rec` (of draw `draw`)."
     cfg, split = rec['config'], rec.get('split_metrics', {})
@@ -82,22 +79,26 @@ def _long_rows(rec: dict, protocol: str, draw: int) -> list:
     for cond in PROTOCOLS[protocol]:
         per_class = rec['per_class'][cond]
         worst = int(np.nanargmin(per_class))
-        rows.append(
-            dict(
-                protocol=protocol,
-                method=cfg['method'],
-                draw=draw,
-                seed=cfg['seed'],
-                val_acc=rec['val_acc'],
-                condition=PS_COLUMNS.get(cond, cond),
-                acc=rec['metrics'][cond],
-                oracle=split.get('oracle', {}).get(cond, np.nan),
-                report=split.get('report', {}).get(cond, np.nan),
-                worst_class_acc=per_class[worst],
-                worst_class=HAR_CLASSES[worst],
-                collapsed=bool(rec.get('collapsed', False)),
-            )
-        )
+        rows.append(dict(
+            protocol=protocol, method=cfg['method'], draw=draw, seed=cfg['seed'],
+            val_acc=rec['val_acc'], condition=PS_COLUMNS.get(cond, cond), acc=rec['metrics'][cond],
+            oracle=split.get('oracle', {}).get(cond, np.nan),
+            report=split.get('report', {}).get(cond, np.nan),
+            worst_class_acc=per_class[worst], worst_class=HAR_CLASSES[worst],
+            collapsed=bool(rec.get('collapsed', False)),
+        ))
+    return rows
+
+# %% ../nbs/20_tuning.ipynb #347bc05c
+def _default_rows(methods: list, seeds, root) -> list:
+    "Draw 0's rows: each `harc` record (today's protocol) and `harc_ps` one (the paper's severity)."
+    rows = []
+    for m in methods:
+        for s in seeds:
+            for protocol, extra in (('harc', {}), ('harc_ps', {'dataset': 'harc_ps'})):
+                path = record_path(make_config(method=m, seed=s, **extra), root)
+                if path.exists():
+                    rows += _long_rows(read_record(path), protocol, 0)
     return rows
 
 # %% ../nbs/20_tuning.ipynb #4286ee9f
@@ -114,13 +115,22 @@ def tuned_frame(
         c = rec['config']
         if c['method'] in methods and c['seed'] in seeds and c['max_windows'] is None:
             rows += [r for p in PROTOCOLS for r in _long_rows(rec, p, c['draw'])]
-    for m in methods:
-        for s in seeds:
-            for protocol, extra in (('harc', {}), ('harc_ps', {'dataset': 'harc_ps'})):
-                path = record_path(make_config(method=m, seed=s, **extra), root)
-                if path.exists():
-                    rows += _long_rows(read_record(path), protocol, 0)
+    rows += _default_rows(methods, seeds, root)
     return pd.DataFrame(rows, columns=TUNED_FRAME_COLUMNS)
+
+# %% ../nbs/20_tuning.ipynb #49aa0132
+def _best_validated(f: pd.DataFrame) -> pd.DataFrame:
+    "The rows of `f` (sorted by draw) of each protocol, method and seed's best-validated draw."
+    runs = f.drop_duplicates(['protocol', 'method', 'seed', 'draw'])
+    best = runs.loc[runs.groupby(['protocol', 'method', 'seed'], sort=False).val_acc.idxmax()]
+    keys = ['protocol', 'method', 'seed', 'draw']
+    return f.merge(best[keys], on=keys)
+
+# %% ../nbs/20_tuning.ipynb #90825c45
+def _best_on_oracle(f: pd.DataFrame) -> pd.DataFrame:
+    "Per protocol, method, seed and condition, the row of `f` (sorted by draw) best on the oracle."
+    f = f.dropna(subset=['oracle'])
+    return f.loc[f.groupby(['protocol', 'method', 'seed', 'condition'], sort=False).oracle.idxmax()]
 
 # %% ../nbs/20_tuning.ipynb #d9926282
 SELECTION_RULES = ('training', 'oracle', 'defaults')
@@ -137,13 +147,8 @@ def select_draws(
     if rule == 'defaults':
         return f[f.draw == 0].assign(score=lambda d: d.acc, rule=rule)
     if rule == 'training':
-        runs = f.drop_duplicates(['protocol', 'method', 'seed', 'draw'])
-        best = runs.loc[runs.groupby(['protocol', 'method', 'seed'], sort=False).val_acc.idxmax()]
-        keys = ['protocol', 'method', 'seed', 'draw']
-        return f.merge(best[keys], on=keys).assign(score=lambda d: d.acc, rule=rule)
-    f = f.dropna(subset=['oracle'])
-    best = f.loc[f.groupby(['protocol', 'method', 'seed', 'condition'], sort=False).oracle.idxmax()]
-    return best.assign(score=lambda d: d.report, rule=rule)
+        return _best_validated(f).assign(score=lambda d: d.acc, rule=rule)
+    return _best_on_oracle(f).assign(score=lambda d: d.report, rule=rule)
 
 # %% ../nbs/20_tuning.ipynb #7272c5c5
 def rule_summary(
@@ -173,7 +178,26 @@ def _cpu_seconds(rec: dict) -> float:
     t = rec['timing']
     return t.get('process_cpu_seconds', t['total_seconds'])
 
+# %% ../nbs/20_tuning.ipynb #2ff66774
+def _tuned_cpu(root, draws: list, seeds) -> dict:
+    "{method: the CPU seconds of each of its `harc_tuned` runs of `draws` and `seeds`}."
+    done = {}
+    for rec in read_records(root / 'harc_tuned'):
+        c = rec['config']
+        if c['draw'] in draws and c['seed'] in seeds and c['max_windows'] is None:
+            done.setdefault(c['method'], []).append(_cpu_seconds(rec))
+    return done
 
+# %% ../nbs/20_tuning.ipynb #d52dd83a
+def _draw0_cpu(root) -> dict:
+    "{method: the CPU seconds of each of its full-method `harc_ps` runs}."
+    draw0 = {}
+    for r in read_records(root / 'harc_ps'):
+        if r['config']['variant'] == 'full':
+            draw0.setdefault(r['config']['method'], []).append(_cpu_seconds(r))
+    return draw0
+
+# %% ../nbs/20_tuning.ipynb #5d90b445
 def search_plan(
     draws=range(1, 10),  # the draws to train (0 has records)
     seeds=range(3),  # trial seeds
@@ -181,31 +205,16 @@ def search_plan(
 ) -> pd.DataFrame:
     "Per method: runs planned and done, CPU-s per run (measured), CPU hours planned and left."
     root, seeds, draws = results_root(results_dir), check_seeds(seeds), list(draws)
-    done = {}
-    for rec in read_records(root / 'harc_tuned'):
-        c = rec['config']
-        if c['draw'] in draws and c['seed'] in seeds and c['max_windows'] is None:
-            done.setdefault(c['method'], []).append(_cpu_seconds(rec))
-    draw0 = {}  # each method's draw-0 runs at the paper's severity, read once
-    for r in read_records(root / 'harc_ps'):
-        if r['config']['variant'] == 'full':
-            draw0.setdefault(r['config']['method'], []).append(_cpu_seconds(r))
+    done, draw0 = _tuned_cpu(root, draws, seeds), _draw0_cpu(root)
     rows = []
     for m in method_names():
-        base = draw0.get(m) or [np.nan]
-        per_run = float(np.mean(done.get(m) or base))
+        per_run = float(np.mean(done.get(m) or draw0.get(m) or [np.nan]))
         planned, n = len(draws) * len(seeds), len(done.get(m, []))
-        rows.append(
-            dict(
-                method=ALGORITHMS.display(m),
-                planned=planned,
-                done=n,
-                measured_on='tuned runs' if n else 'draw 0 (harc_ps)',
-                cpu_s_per_run=per_run,
-                plan_cpu_h=planned * per_run / 3600,
-                left_cpu_h=(planned - n) * per_run / 3600,
-            )
-        )
+        rows.append(dict(
+            method=ALGORITHMS.display(m), planned=planned, done=n,
+            measured_on='tuned runs' if n else 'draw 0 (harc_ps)', cpu_s_per_run=per_run,
+            plan_cpu_h=planned * per_run / 3600, left_cpu_h=(planned - n) * per_run / 3600,
+        ))
     return pd.DataFrame(rows).set_index('method')
 
 # %% ../nbs/20_tuning.ipynb #59dd6b9a
@@ -217,11 +226,28 @@ def _worst_class(frame: pd.DataFrame, rule: str) -> pd.DataFrame:
     ).worst_class_acc.mean()
     idx = g.reset_index().groupby(['protocol', 'method']).worst_class_acc.idxmin()
     w = g.reset_index().loc[idx]
-    return w.assign(
-        worst=[
-            f'{a:.1f} ({k}, {c})' for a, k, c in zip(w.worst_class_acc, w.worst_class, w.condition)
-        ]
-    )
+    worst = [f'{a:.1f} ({k}, {c})'
+             for a, k, c in zip(w.worst_class_acc, w.worst_class, w.condition)]
+    return w.assign(worst=worst)
+
+# %% ../nbs/20_tuning.ipynb #4ea72fbf
+def _draws_column(frame: pd.DataFrame, protocol: str, rule: str, methods: list) -> list:
+    "The draws each of `methods` had on `protocol` under `rule`, as the table shows them."
+    draws = draws_per_method(frame[frame.protocol == protocol])
+    n_draws = {m: int(draws.get(m, 0)) - (rule == 'oracle') for m in methods}  # oracle: no draw 0
+    return [str(n_draws[m] if rule != 'defaults' else 1) for m in methods]
+
+# %% ../nbs/20_tuning.ipynb #5e417051
+def _beside_paper(table: pd.DataFrame, cols: list) -> pd.DataFrame:
+    "`table` (rows named by method) with the paper's row of `cols` under each of its rows."
+    paper = reported('tab:harc').pivot_table(index='row', columns='column', values='mean')
+    rows = []
+    for name, row in table.iterrows():
+        rows.append(row.rename(name))
+        if name in paper.index:
+            reported_cells = {c: f'{paper.loc[name, c]:.2f}' for c in cols if c in paper.columns}
+            rows.append(pd.Series(reported_cells, name=f'{name} (paper)'))
+    return pd.DataFrame(rows).reindex(columns=table.columns).fillna('').rename_axis('Algorithm')
 
 # %% ../nbs/20_tuning.ipynb #d455e0d7
 def tuned_table(
@@ -236,32 +262,22 @@ def tuned_table(
     cols = [PS_COLUMNS.get(c, c) for c in PROTOCOLS[protocol]] + ['Avg.']
     table = wide_table(s, 'method', methods, cols)
     worst = _worst_class(frame, rule).query('protocol == @protocol').set_index('method').worst
-    draws = draws_per_method(frame[frame.protocol == protocol])
     table['seeds'] = table.seeds.astype(int).astype(str)
     table['worst class'] = [worst.get(m, '—') for m in methods]
-    n_draws = {
-        m: int(draws.get(m, 0)) - (rule == 'oracle') for m in methods
-    }  # the oracle skips draw 0
-    table['draws'] = [str(n_draws[m] if rule != 'defaults' else 1) for m in methods]
+    table['draws'] = _draws_column(frame, protocol, rule, methods)
     chosen = select_draws(frame, rule).query('protocol == @protocol')
     runs = chosen.drop_duplicates(['method', 'seed', 'draw'])
     if runs.collapsed.any():  # a chosen run that predicts one class on all source validation
         table['collapsed'] = [f"{int(runs.collapsed[runs.method == m].sum())}" for m in methods]
     table.index = [ALGORITHMS.display(m) for m in methods]
-    if not with_paper:
-        return table.rename_axis('Algorithm')
-    paper = reported('tab:harc').pivot_table(index='row', columns='column', values='mean')
-    rows = []
-    for name, row in table.iterrows():
-        rows.append(row.rename(name))
-        if name in paper.index:
-            rows.append(
-                pd.Series(
-                    {c: f'{paper.loc[name, c]:.2f}' for c in cols if c in paper.columns},
-                    name=f'{name} (paper)',
-                )
-            )
-    return pd.DataFrame(rows).reindex(columns=table.columns).fillna('').rename_axis('Algorithm')
+    return _beside_paper(table, cols) if with_paper else table.rename_axis('Algorithm')
+
+# %% ../nbs/20_tuning.ipynb #91c95490
+def _searched_training(frame: pd.DataFrame) -> pd.DataFrame:
+    "Training-domain selection's Avg. among the searched draws, scored on the oracle's four fifths."
+    searched = frame[frame.draw > 0].assign(acc=lambda d: d.report)
+    return (rule_summary(searched, 'training').query("column == 'Avg.'")
+            .set_index(['protocol', 'method']))
 
 # %% ../nbs/20_tuning.ipynb #8d672d16
 def tuning_effects(frame: pd.DataFrame) -> pd.DataFrame:
@@ -274,12 +290,7 @@ def tuning_effects(frame: pd.DataFrame) -> pd.DataFrame:
     out['tuned_minus_default'] = out.training - out.defaults
     out['tuned_minus_default_se'] = np.sqrt(out.training_se**2 + out.defaults_se**2)
     # the gap on equal terms: training-domain selection among the same draws, same four fifths
-    searched = frame[frame.draw > 0].assign(acc=lambda d: d.report)
-    same = (
-        rule_summary(searched, 'training')
-        .query("column == 'Avg.'")
-        .set_index(['protocol', 'method'])
-    )
+    same = _searched_training(frame)
     out['oracle_minus_training'] = out.oracle - same['mean'].reindex(out.index)
     draws = {p: draws_per_method(frame[frame.protocol == p]) for p in out.index.unique(0)}
     out['draws'] = [int(draws[p].get(m, 0)) for p, m in out.index]
@@ -294,18 +305,20 @@ def prism_lead(effects: pd.DataFrame, rule: str = 'training') -> pd.DataFrame:
         if 'prism' not in e.index or e[rule].drop('prism').dropna().empty:
             continue
         best = e[rule].drop('prism').idxmax()
-        rows.append(
-            dict(
-                protocol=protocol,
-                rule=rule,
-                prism=e.loc['prism', rule],
-                best_other=ALGORITHMS.display(best),
-                best_other_avg=e.loc[best, rule],
-                lead=e.loc['prism', rule] - e.loc[best, rule],
-                lead_se=float(np.hypot(e.loc['prism', f'{rule}_se'], e.loc[best, f'{rule}_se'])),
-            )
-        )
+        rows.append(dict(
+            protocol=protocol, rule=rule, prism=e.loc['prism', rule],
+            best_other=ALGORITHMS.display(best), best_other_avg=e.loc[best, rule],
+            lead=e.loc['prism', rule] - e.loc[best, rule],
+            lead_se=float(np.hypot(e.loc['prism', f'{rule}_se'], e.loc[best, f'{rule}_se'])),
+        ))
     return pd.DataFrame(rows)
+
+# %% ../nbs/20_tuning.ipynb #739436eb
+def _comparable_baselines(e: pd.DataFrame, paper: pd.Series) -> pd.DataFrame:
+    "Rows of `e` (one protocol's effects) of the DG baselines with both averages and a paper row."
+    e = e[~e.method.isin(['erm', 'prism'])].assign(name=lambda d: d.method.map(ALGORITHMS.display))
+    e = e.set_index('name').dropna(subset=['training', 'defaults'])
+    return e[e.index.isin(paper.index)]
 
 # %% ../nbs/20_tuning.ipynb #59e287aa
 def baseline_order(effects: pd.DataFrame) -> pd.DataFrame:
@@ -313,21 +326,12 @@ def baseline_order(effects: pd.DataFrame) -> pd.DataFrame:
     paper = reported('tab:harc').query("column == 'Avg.'").set_index('row')['mean']
     rows = []
     for protocol, e in effects.groupby('protocol', sort=False):
-        e = e[~e.method.isin(['erm', 'prism'])].assign(
-            name=lambda d: d.method.map(ALGORITHMS.display)
-        )
-        e = e.set_index('name').dropna(subset=['training', 'defaults'])
-        e = e[e.index.isin(paper.index)]
+        e = _comparable_baselines(e, paper)
         rho = lambda a, b: float(spearmanr(a, b).statistic) if len(e) > 2 else np.nan
-        rows.append(
-            dict(
-                protocol=protocol,
-                baselines=len(e),
-                tuned_vs_default=rho(e.training, e.defaults),
-                tuned_vs_paper=rho(e.training, paper[e.index]),
-                default_vs_paper=rho(e.defaults, paper[e.index]),
-            )
-        )
+        rows.append(dict(protocol=protocol, baselines=len(e),
+                         tuned_vs_default=rho(e.training, e.defaults),
+                         tuned_vs_paper=rho(e.training, paper[e.index]),
+                         default_vs_paper=rho(e.defaults, paper[e.index])))
     return pd.DataFrame(rows)
 
 # %% ../nbs/20_tuning.ipynb #a4709c84
@@ -406,6 +410,20 @@ def tuned_findings(
             lines.append(_oracle_sentence(gap))
     return lines
 
+# %% ../nbs/20_tuning.ipynb #61dbebdb
+def _rule_panel(ax, e: pd.DataFrame, order: list, p: str):
+    "Protocol `p`'s panel: each method's (rows of `e`, in `order`) Avg. under the three rules."
+    y = np.arange(len(order))
+    for k, (rule, marker) in enumerate(zip(SELECTION_RULES, 'os^')):
+        label = {'training': 'training-domain', 'oracle': 'oracle (bound)'}.get(rule, rule)
+        ax.errorbar(e[rule], y + (k - 1) * 0.2, xerr=e[f'{rule}_se'], fmt=marker, ms=4, lw=1,
+                    label=label)
+    ax.set_yticks(y, [ALGORITHMS.display(m) for m in order])
+    ax.invert_yaxis()
+    ax.set_xlabel('Avg. accuracy (%)')
+    ax.set_title({'harc': 'default severity', 'harc_ps': "paper's severity"}[p])
+    ax.grid(axis='x', alpha=0.3)
+
 # %% ../nbs/20_tuning.ipynb #bc37572b
 def plot_tuning(effects: pd.DataFrame):
     "Per protocol: each method's Avg. under the three rules, mean ± se over trial seeds."
@@ -417,23 +435,7 @@ def plot_tuning(effects: pd.DataFrame):
     )
     order = [m for m in method_names() if m in set(effects.method)]
     for ax, p in zip(axes[0], protocols):
-        e = effects[effects.protocol == p].set_index('method').reindex(order)
-        y = np.arange(len(order))
-        for k, (rule, marker) in enumerate(zip(SELECTION_RULES, 'os^')):
-            ax.errorbar(
-                e[rule],
-                y + (k - 1) * 0.2,
-                xerr=e[f'{rule}_se'],
-                fmt=marker,
-                ms=4,
-                lw=1,
-                label={'training': 'training-domain', 'oracle': 'oracle (bound)'}.get(rule, rule),
-            )
-        ax.set_yticks(y, [ALGORITHMS.display(m) for m in order])
-        ax.invert_yaxis()
-        ax.set_xlabel('Avg. accuracy (%)')
-        ax.set_title({'harc': 'default severity', 'harc_ps': "paper's severity"}[p])
-        ax.grid(axis='x', alpha=0.3)
+        _rule_panel(ax, effects[effects.protocol == p].set_index('method').reindex(order), order, p)
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc='lower center', ncol=3, fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
