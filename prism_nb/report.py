@@ -25,33 +25,26 @@ __all__ = ['PAPER_RC', 'JOURNAL_MAX_BYTES', 'TABLE_MAX_BYTES', 'load_records', '
            'check_results_dir', 'is_empty_table', 'finish_publish', 'render_lock', 'publish', 'check_render_finished',
            'read_table']
 
+# %% ../nbs/11_report.ipynb #96caabc4
+def _flat_row(r: dict) -> dict:
+    "Record `r` as a row: config, id, metrics, Avg., timings, selected epoch, val_acc, device."
+    cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
+           for k, v in r['config'].items()}
+    t = r['timing']
+    return {**cfg, 'id': r['id'], **r['metrics'], 'Avg.': r['avg'],
+            'seconds_per_epoch': t['seconds_per_epoch'],
+            'pretrain_seconds': t.get('pretrain_seconds', 0.0),
+            'total_seconds': t['total_seconds'], 'selected_epoch': r['selected_epoch'],
+            'val_acc': r['val_acc'], 'device': r.get('device')}
+
 # %% ../nbs/11_report.ipynb #aa9983f2
 def load_records(
     experiment: str = 'harc',  # results subfolder
     results_dir=None,  # default: <repo>/results
 ) -> pd.DataFrame:
     "One row per record of `experiment`: config columns, then one column per metric."
-    rows = []
-    for r in read_records(results_root(results_dir) / experiment):
-        cfg = {
-            k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
-            for k, v in r['config'].items()
-        }
-        rows.append(
-            {
-                **cfg,
-                'id': r['id'],
-                **r['metrics'],
-                'Avg.': r['avg'],
-                'seconds_per_epoch': r['timing']['seconds_per_epoch'],
-                'pretrain_seconds': r['timing'].get('pretrain_seconds', 0.0),
-                'total_seconds': r['timing']['total_seconds'],
-                'selected_epoch': r['selected_epoch'],
-                'val_acc': r['val_acc'],
-                'device': r.get('device'),
-            }
-        )
-    return pd.DataFrame(rows)
+    records = read_records(results_root(results_dir) / experiment)
+    return pd.DataFrame([_flat_row(r) for r in records])
 
 # %% ../nbs/11_report.ipynb #a76c3233
 def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
@@ -62,13 +55,9 @@ def summarize(df: pd.DataFrame, by, cols) -> pd.DataFrame:
         )
     g = df.groupby(by, sort=False)[list(cols)]
     mean, std, n = g.mean(), g.std(ddof=1), g.count()
-    out = []
-    for col in cols:
-        out.append(
-            pd.DataFrame(
-                {'column': col, 'mean': mean[col], 'se': std[col] / np.sqrt(n[col]), 'n': n[col]}
-            )
-        )
+    out = [pd.DataFrame({'column': col, 'mean': mean[col], 'se': std[col] / np.sqrt(n[col]),
+                         'n': n[col]})
+           for col in cols]
     return pd.concat(out).reset_index()
 
 # %% ../nbs/11_report.ipynb #30199557
@@ -116,19 +105,13 @@ def reported(
 
 # %% ../nbs/11_report.ipynb #af9beaaa
 def wide_table(
-    summary: pd.DataFrame,
-    row_key: str,
-    rows,
-    cols,
-    digits: int = 2,
-    show_n: bool = True,
+    summary: pd.DataFrame, row_key: str, rows, cols, digits: int = 2, show_n: bool = True,
     index_name: str = 'Algorithm',
 ) -> pd.DataFrame:
     "Paper-layout table of 'mean ± se' strings from a `summarize` result; '—' where missing."
     cell = {(r[row_key], r['column']): (r['mean'], r['se'], r['n']) for _, r in summary.iterrows()}
-    out = pd.DataFrame(
-        index=pd.Index(list(rows), name=index_name), columns=list(cols), dtype=object
-    )
+    out = pd.DataFrame(index=pd.Index(list(rows), name=index_name), columns=list(cols),
+                       dtype=object)
     for r in rows:
         for c in cols:
             m, s, n = cell.get((r, c), (None, None, 0))
@@ -137,6 +120,16 @@ def wide_table(
         out['seeds'] = [max([cell.get((r, c), (0, 0, 0))[2] for c in cols]) for r in rows]
     return out
 
+# %% ../nbs/11_report.ipynb #32be902b
+def _paired_cell(row: str, c: str, o, p) -> dict:
+    "Cell (`row`, `c`): our summary row `o` beside the paper's `p` (None: missing), ours - theirs."
+    om = None if o is None else o['mean']
+    pmn = None if p is None else p['mean']
+    return dict(row=row, column=c, ours=om, ours_se=None if o is None else o['se'],
+                seeds=0 if o is None else int(o['n']), paper=pmn,
+                paper_se=None if p is None else p['se'],
+                diff=None if om is None or pmn is None else om - pmn)
+
 # %% ../nbs/11_report.ipynb #277e1522
 def versus_paper(
     summary: pd.DataFrame, row_key: str, paper: pd.DataFrame, row_map: dict, cols
@@ -144,37 +137,14 @@ def versus_paper(
     "Long table: ours (mean, se, n), the paper's (mean, se), ours minus the paper's, per cell."
     ours = {(r[row_key], r['column']): r for _, r in summary.iterrows()}
     theirs = {(r['row'], r['column']): r for _, r in paper.iterrows()}
-    rows = []
-    for our_row, paper_row in row_map.items():
-        for c in cols:
-            o, p = ours.get((our_row, c)), theirs.get((paper_row, c))
-            om = None if o is None else o['mean']
-            pmn = None if p is None else p['mean']
-            rows.append(
-                dict(
-                    row=paper_row,
-                    column=c,
-                    ours=om,
-                    ours_se=None if o is None else o['se'],
-                    seeds=0 if o is None else int(o['n']),
-                    paper=pmn,
-                    paper_se=None if p is None else p['se'],
-                    diff=None if om is None or pmn is None else om - pmn,
-                )
-            )
+    rows = [_paired_cell(paper_row, c, ours.get((our_row, c)), theirs.get((paper_row, c)))
+            for our_row, paper_row in row_map.items() for c in cols]
     return pd.DataFrame(rows)
 
 # %% ../nbs/11_report.ipynb #4b2ef18c
-PAPER_RC = {
-    'font.size': 9,
-    'axes.titlesize': 10,
-    'axes.labelsize': 9,
-    'xtick.labelsize': 8,
-    'ytick.labelsize': 8,
-    'legend.fontsize': 8,
-    'legend.title_fontsize': 8,
-    'figure.titlesize': 11,
-}
+PAPER_RC = {'font.size': 9, 'axes.titlesize': 10, 'axes.labelsize': 9, 'xtick.labelsize': 8,
+            'ytick.labelsize': 8, 'legend.fontsize': 8, 'legend.title_fontsize': 8,
+            'figure.titlesize': 11}
 
 
 def paper_style():
@@ -183,32 +153,28 @@ def paper_style():
 
     sns.set_theme(context='paper', style='ticks', palette='colorblind', rc=PAPER_RC)
 
+# %% ../nbs/11_report.ipynb #e5727196
+def _md_cell(v) -> str:
+    "A markdown table's cell: '—' for a missing value, a float to two decimals, else `str(v)`."
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return '—'
+    return f'{v:.2f}' if isinstance(v, float) else str(v)
+
 # %% ../nbs/11_report.ipynb #eae27ae7
 def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
     "A GitHub-flavoured markdown table (no extra dependency)."
-    d = (
-        df.rename_axis(
-            df.index.names
-            if any(n is not None for n in df.index.names)
-            else [''] * df.index.nlevels
-        ).reset_index()
-        if index
-        else df
-    )
-    fmt = lambda v: (
-        '—'
-        if v is None or (isinstance(v, float) and np.isnan(v))
-        else (f'{v:.2f}' if isinstance(v, float) else str(v))
-    )
+    named = any(n is not None for n in df.index.names)
+    names = df.index.names if named else [''] * df.index.nlevels
+    d = df.rename_axis(names).reset_index() if index else df
     lines = ['| ' + ' | '.join(str(c) for c in d.columns) + ' |', '|' + '---|' * len(d.columns)]
-    lines += ['| ' + ' | '.join(fmt(v) for v in row) + ' |' for row in d.itertuples(index=False)]
+    lines += ['| ' + ' | '.join(_md_cell(v) for v in row) + ' |'
+              for row in d.itertuples(index=False)]
     return '\n'.join(lines) + '\n'
 
 # %% ../nbs/11_report.ipynb #70e43016
 def save_table(df: pd.DataFrame, stem, formats=('md', 'tex', 'csv'), index: bool = True) -> list:
     "Write `df` as `stem.md`, `stem.tex` and `stem.csv`; returns the paths."
     stem = Path(stem)
-    paths = []
     writers = {
         'md': lambda p: Path(p).write_text(to_markdown(df, index)),
         'csv': lambda p: df.to_csv(p, index=index),
@@ -216,9 +182,7 @@ def save_table(df: pd.DataFrame, stem, formats=('md', 'tex', 'csv'), index: bool
             df.to_latex(index=index, na_rep='—', float_format='%.2f')
         ),
     }
-    for f in formats:
-        paths.append(atomic_write(stem.with_suffix('.' + f), writers[f]))
-    return paths
+    return [atomic_write(stem.with_suffix('.' + f), writers[f]) for f in formats]
 
 # %% ../nbs/11_report.ipynb #58b76943
 def save_figure(fig, stem, dpi: int = 150) -> list:
@@ -292,19 +256,12 @@ def _own_folder(
         )
     return d
 
-# %% ../nbs/11_report.ipynb #64a7477d
+# %% ../nbs/11_report.ipynb #0d8973a4
 JOURNAL_MAX_BYTES = 64 * 1024  # a journal holds one folder name
 
 
-def _journal_figures(
-    commit: Path,  # a committed set, `.tables.commit-<uid>` beside `tables`
-    tables: Path,  # this render's tables folder
-    figures: Path,  # this render's figures folder
-) -> Path:
-    "The figures folder `commit`'s journal names: this render's or one in its parent; else refused."
-    journal = commit / '.journal.json'
-    if not (journal.exists() or journal.is_symlink()):
-        return figures  # an earlier version's commit, which wrote no journal
+def _journal_named(journal: Path, commit: Path) -> Path:
+    "The figures folder the journal of `commit` names; ConfigError if it cannot be read as one."
     try:
         if journal.is_symlink():
             raise ValueError('it is a link')
@@ -317,7 +274,19 @@ def _journal_figures(
             f"render journal {journal} cannot be read ({e}): nothing was moved; look at "
             f"{commit}, then remove it"
         ) from None
-    fig, home, own = Path(named['figures_dir']), tables.parent.resolve(), tables.resolve()
+    return Path(named['figures_dir'])
+
+# %% ../nbs/11_report.ipynb #64a7477d
+def _journal_figures(
+    commit: Path,  # a committed set, `.tables.commit-<uid>` beside `tables`
+    tables: Path,  # this render's tables folder
+    figures: Path,  # this render's figures folder
+) -> Path:
+    "The figures folder `commit`'s journal names: this render's or one in its parent; else refused."
+    journal = commit / '.journal.json'
+    if not (journal.exists() or journal.is_symlink()):
+        return figures  # an earlier version's commit, which wrote no journal
+    fig, home, own = _journal_named(journal, commit), tables.parent.resolve(), tables.resolve()
     real = fig.resolve() if fig.is_absolute() else None
     inside = real is not None and real.is_relative_to(home)
     overlaps = inside and (real.is_relative_to(own) or own.is_relative_to(real))
@@ -341,21 +310,28 @@ def _move_in(src: Path, live: Path) -> int:
             n += 1
     return n
 
+# %% ../nbs/11_report.ipynb #8111bd6c
+def _move_in_commit(commit: Path, tables: Path, figures: Path) -> int:
+    "Move the committed set `commit` in, figures then tables, and remove its folders; files moved."
+    uid = commit.name.rsplit('-', 1)[1]
+    _own_folder(commit, "a killed render's tables")
+    fig_live = _journal_figures(commit, tables, figures)
+    staged = _aside(fig_live, 'staging', uid)
+    moved = 0
+    if staged.exists() or staged.is_symlink():
+        moved += _move_in(_own_folder(staged, "a killed render's figures"), fig_live)
+    moved += _move_in(commit, tables)
+    shutil.rmtree(staged, ignore_errors=True)
+    shutil.rmtree(commit)
+    return moved
+
 # %% ../nbs/11_report.ipynb #d67997ff
 def finish_publish(tables_dir, figures_dir) -> int:
     "Move in a render's set killed after its commit, drop one killed before; the files moved."
     tables, figures = _publish_dirs(tables_dir, figures_dir)
     moved = 0
     for commit in sorted(tables.parent.glob(_aside(tables, 'commit').name)):
-        uid = commit.name.rsplit('-', 1)[1]
-        _own_folder(commit, "a killed render's tables")
-        fig_live = _journal_figures(commit, tables, figures)
-        staged = _aside(fig_live, 'staging', uid)
-        if staged.exists() or staged.is_symlink():
-            moved += _move_in(_own_folder(staged, "a killed render's figures"), fig_live)
-        moved += _move_in(commit, tables)
-        shutil.rmtree(staged, ignore_errors=True)
-        shutil.rmtree(commit)
+        moved += _move_in_commit(commit, tables, figures)
     _drop_uncommitted(tables, figures)
     return moved
 
@@ -373,24 +349,35 @@ def _drop_uncommitted(tables: Path, figures: Path):
             else:  # a copy of what it swapped out: the live one has it
                 shutil.rmtree(old, ignore_errors=True)
 
+# %% ../nbs/11_report.ipynb #58d3e7e0
+def _committed_has_values(tables_dir: Path, n: str, kw: dict) -> bool:
+    "Whether `tables_dir` holds a table `n` (saved with `save_table`'s `kw`) with a value."
+    csv = tables_dir / f'{n}.csv'
+    return csv.exists() and not is_empty_table(
+        pd.read_csv(csv, index_col=0 if kw.get('index', True) else None)
+    )
+
 # %% ../nbs/11_report.ipynb #47f3bf05
 def _check_not_emptied(tables: dict, tables_dir: Path):
     "ConfigError if a table renders empty where the committed one in `tables_dir` has values."
-
-    def committed_has_values(n, kw) -> bool:
-        csv = tables_dir / f'{n}.csv'
-        return csv.exists() and not is_empty_table(
-            pd.read_csv(csv, index_col=0 if kw.get('index', True) else None)
-        )
-
-    empty = [
-        n for n, (df, kw) in tables.items() if is_empty_table(df) and committed_has_values(n, kw)
-    ]
+    empty = [n for n, (df, kw) in tables.items()
+             if is_empty_table(df) and _committed_has_values(tables_dir, n, kw)]
     if empty:
         raise ConfigError(
             f"no values for {empty}, which the committed tables have: are the records in the "
             "results_dir given?"
         )
+
+# %% ../nbs/11_report.ipynb #e7a6d22f
+def _write_staged(tables: dict, figures: dict, staging: list, figures_dir: Path):
+    "Make the `staging` folders; write the tables, figures and the journal naming `figures_dir`."
+    for s in staging:
+        s.mkdir(parents=True)
+    for name, (df, kw) in tables.items():
+        save_table(df, staging[0] / name, **kw)
+    for name, fig in figures.items():
+        save_figure(fig, staging[1] / name)
+    atomic_write_json(staging[0] / '.journal.json', {'figures_dir': str(figures_dir.absolute())})
 
 # %% ../nbs/11_report.ipynb #b1de83f2
 def _stage_and_commit(tables: dict, figures: dict, dirs: list):
@@ -398,19 +385,25 @@ def _stage_and_commit(tables: dict, figures: dict, dirs: list):
     uid = uuid.uuid4().hex[:8]
     staging = [_aside(d, 'staging', uid) for d in dirs]
     try:
-        for s in staging:
-            s.mkdir(parents=True)
-        for name, (df, kw) in tables.items():
-            save_table(df, staging[0] / name, **kw)
-        for name, fig in figures.items():
-            save_figure(fig, staging[1] / name)
-        atomic_write_json(staging[0] / '.journal.json', {'figures_dir': str(dirs[1].absolute())})
+        _write_staged(tables, figures, staging, dirs[1])
         # the commit: from here the new set stands
         os.replace(staging[0], _aside(dirs[0], 'commit', uid))
     except BaseException:
         for s in staging:
             shutil.rmtree(s, ignore_errors=True)
         raise
+
+# %% ../nbs/11_report.ipynb #1760b7bc
+def _lock_now(folder: Path) -> FileLock:
+    "`folder`'s render lock, taken; RuntimeError at once if another render holds it."
+    lock = FileLock(str(folder / '.render.lock'))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RuntimeError(
+            f"another render holds {lock.lock_file}; wait for it to finish"
+        ) from None
+    return lock
 
 # %% ../nbs/11_report.ipynb #11b4e4e9
 @contextmanager
@@ -420,14 +413,7 @@ def render_lock(
     "Hold every folder's render lock for the block; RuntimeError at once if another holds one."
     with ExitStack() as held:
         for folder in sorted({Path(f).resolve() for f in folders}):
-            lock = FileLock(str(folder / '.render.lock'))
-            try:
-                lock.acquire(timeout=0)
-            except Timeout:
-                raise RuntimeError(
-                    f"another render holds {lock.lock_file}; wait for it to finish"
-                ) from None
-            held.callback(lock.release)
+            held.callback(_lock_now(folder).release)
         yield
 
 # %% ../nbs/11_report.ipynb #5446d495
