@@ -43,7 +43,7 @@ def mend_config(
         dataset='harc_mend', method='prism', variant='bunch', seed=seed, hparams={'r_b': r_b}
     )
 
-
+# %% ../nbs/21a_mend.ipynb #3103b811
 def mend_selection(
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
@@ -52,16 +52,12 @@ def mend_selection(
     for r_b in MEND_CANDIDATES:
         for s in MEND_SELECTION_SEEDS:
             p = record_path(mend_config(s, r_b), root)
-            rows.append(
-                dict(r_b=r_b, seed=s, val_acc=read_record(p)['val_acc'] if p.exists() else np.nan)
-            )
-    return (
-        pd.DataFrame(rows)
-        .pivot(index='r_b', columns='seed', values='val_acc')
-        .assign(mean=lambda d: d.mean(axis=1, skipna=False))
-    )
+            acc = read_record(p)['val_acc'] if p.exists() else np.nan
+            rows.append(dict(r_b=r_b, seed=s, val_acc=acc))
+    wide = pd.DataFrame(rows).pivot(index='r_b', columns='seed', values='val_acc')
+    return wide.assign(mean=lambda d: d.mean(axis=1, skipna=False))
 
-
+# %% ../nbs/21a_mend.ipynb #398e6d09
 def mend_choice(
     results_dir=None,  # default <repo>/results
 ) -> float | None:
@@ -74,7 +70,7 @@ def _protocol_config(protocol: str, **overrides) -> dict:
     "The default config of `protocol`'s own runs (HAR-C's configs carry no `dataset` key)."
     return make_config(**({} if protocol == 'harc' else {'dataset': protocol}), **overrides)
 
-
+# %% ../nbs/21a_mend.ipynb #926d58b5
 def _best_baseline(protocol: str, seeds, root) -> tuple:
     "(display name, {seed: record}) of the non-PRISM method of highest mean Avg. in `protocol`."
     best = (None, {}, -1.0)
@@ -97,26 +93,33 @@ def _prism_defaults(protocol: str, seed: int) -> dict:
         dataset='harc_fresh', method='prism', draw=0, seed=seed, **search_overrides('prism', 0)
     )
 
+# %% ../nbs/21a_mend.ipynb #9f0a3f91
+def _protocol_rows(
+    protocol: str,  # 'harc' or 'harc_ps'
+    mend: dict,  # {seed: record} of the mend's runs
+    seeds: list,  # the seeds read
+    root,  # the results folder
+) -> list:
+    "`mend_frame`'s rows of `protocol`: the mend, PRISM, the best baseline; per seed, condition."
+    prism = _records({s: _prism_defaults(protocol, s) for s in seeds}, root)
+    base_name, base = _best_baseline(protocol, [s for s in seeds if s < FRESH_SEED_FLOOR], root)
+    out = []
+    for row, recs in [(PRISM_VARIANT_NAMES['bunch'], mend), ('PRISM', prism), (base_name, base)]:
+        for s, rec in recs.items():
+            out += _condition_rows(rec, PROTOCOLS[protocol], protocol=protocol, row=row, seed=s)
+    return out
 
+# %% ../nbs/21a_mend.ipynb #97a27a1c
 def mend_frame(
     seeds=MEND_SEEDS,
     r_b: float | None = None,  # None: `mend_choice`
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
     "Long: protocol, row, seed, condition, acc, worst: the mend, PRISM and the best baseline."
-    root, seeds, out = results_root(results_dir), check_seeds(seeds), []
+    root, seeds = results_root(results_dir), check_seeds(seeds)
     r_b = mend_choice(root) if r_b is None else r_b
     mend = _records({s: mend_config(s, r_b) for s in seeds}, root) if r_b is not None else {}
-    for protocol in PROTOCOLS:
-        prism = _records({s: _prism_defaults(protocol, s) for s in seeds}, root)
-        base_name, base = _best_baseline(protocol, [s for s in seeds if s < FRESH_SEED_FLOOR], root)
-        for row, recs in [
-            (PRISM_VARIANT_NAMES['bunch'], mend),
-            ('PRISM', prism),
-            (base_name, base),
-        ]:
-            for s, rec in recs.items():
-                out += _condition_rows(rec, PROTOCOLS[protocol], protocol=protocol, row=row, seed=s)
+    out = [r for protocol in PROTOCOLS for r in _protocol_rows(protocol, mend, seeds, root)]
     return pd.DataFrame(out, columns=['protocol', 'row', 'seed', 'condition', 'acc', 'worst'])
 
 # %% ../nbs/21a_mend.ipynb #bf7bb727
@@ -142,8 +145,12 @@ def _paper_prism_loss(protocol: str) -> float:
     return float(r['Random'] - r[['First', 'Last', 'Mid']].mean())
 
 # %% ../nbs/21a_mend.ipynb #79dafdc1
-def _mend_word(d: tuple, loss: float, paper: float) -> str:
-    "narrows/closes/widens the gap, 'within 2 se' from `d` = (mean, se); no se: not assessed."
+def _mend_word(
+    d: tuple,  # the change of the First/Last/Mid mean from PRISM: (mean, se); se None for one seed
+    loss: float,  # the mend's loss from Random to First/Last/Mid
+    paper: float,  # the paper's PRISM's loss (`_paper_prism_loss`)
+) -> str:
+    "The rule's word: narrows/closes/widens the gap, within 2 se; no se: not assessed."
     m, se = d
     if se is None:  # a row of one seed: no standard error to judge by
         return 'not assessed (fewer than 2 seeds: no standard error)'
@@ -162,6 +169,46 @@ def _seed_text(seeds) -> str:
             spans.append([s, s])
     return ', '.join(f'{a}' if a == b else f'{a}-{b}' for a, b in spans)
 
+# %% ../nbs/21a_mend.ipynb #384aa73d
+def _rule_columns(
+    a: pd.DataFrame,  # the mend's per-seed summaries (`_summaries`) at one protocol
+    b: pd.DataFrame,  # PRISM's
+    protocol: str,  # 'harc' or 'harc_ps'
+) -> dict:
+    "The rule's columns: changes from PRISM (mean ± se), losses from Random, the word, seeds."
+    diff = {k: _change(a[k], b[k]) for k in ['bunched', 'other shifted', 'worst']}
+    se = None if min(len(a), len(b)) < 2 else diff['bunched'][1]  # _change: a missing se is 0
+    loss = {n: _mean_se(r.Random - r.bunched) for n, r in [('mend', a), ('PRISM', b)]}
+    paper = _paper_prism_loss(protocol)
+    return {
+        'Δ First/Last/Mid': pm(*diff['bunched'], 1, signed=True),
+        'Δ other shifted': pm(*diff['other shifted'], 1, signed=True),
+        'Δ worst class': pm(*diff['worst'], 1, signed=True),
+        'loss from Random: mend': pm(*loss['mend'], 1),
+        'loss from Random: PRISM': pm(*loss['PRISM'], 1),
+        "loss from Random: paper's PRISM": f'{paper:.1f}',
+        'verdict': _mend_word((diff['bunched'][0], se), loss['mend'][0], paper),
+        'seeds: mend': len(a),
+        'seeds: PRISM': len(b),
+    }
+
+# %% ../nbs/21a_mend.ipynb #74118a80
+def _paired_columns(
+    a: pd.DataFrame,  # the mend's per-seed summaries (`_summaries`) at one protocol
+    b: pd.DataFrame,  # PRISM's
+    mend: str,  # the mend's row, named in refusals
+) -> dict:
+    "The paired columns: First/Last/Mid paired by seed, Wilcoxon's p, its word, seeds missing."
+    both = sorted(set(a.index) & set(b.index))
+    pair = paired_difference(a['bunched'], b['bunched'], who='PRISM', ref=mend, seeds=both)
+    return {
+        'paired Δ F/L/M [95%]': lead_text(pair),
+        'p (Wilcoxon)': pair['p'],
+        'paired verdict': verdict_word(pair, 'the mend'),
+        'seeds paired': pair['n'],
+        'rule seeds missing': _seed_text(set(MEND_SEEDS) - set(both)),
+    }
+
 # %% ../nbs/21a_mend.ipynb #1221ac60
 def mend_verdict(
     frame: pd.DataFrame,  # `mend_frame`
@@ -174,28 +221,7 @@ def mend_verdict(
         if mend not in rows.index.unique('row') or 'PRISM' not in rows.index.unique('row'):
             continue
         a, b = rows.xs(mend, level='row'), rows.xs('PRISM', level='row')
-        diff = {k: _change(a[k], b[k]) for k in ['bunched', 'other shifted', 'worst']}
-        se = None if min(len(a), len(b)) < 2 else diff['bunched'][1]  # _change: a missing se is 0
-        loss = {n: _mean_se(r.Random - r.bunched) for n, r in [('mend', a), ('PRISM', b)]}
-        paper = _paper_prism_loss(protocol)
-        both = sorted(set(a.index) & set(b.index))
-        pair = paired_difference(a['bunched'], b['bunched'], who='PRISM', ref=mend, seeds=both)
-        out[protocol] = {
-            'Δ First/Last/Mid': pm(*diff['bunched'], 1, signed=True),
-            'Δ other shifted': pm(*diff['other shifted'], 1, signed=True),
-            'Δ worst class': pm(*diff['worst'], 1, signed=True),
-            'loss from Random: mend': pm(*loss['mend'], 1),
-            'loss from Random: PRISM': pm(*loss['PRISM'], 1),
-            "loss from Random: paper's PRISM": f'{paper:.1f}',
-            'verdict': _mend_word((diff['bunched'][0], se), loss['mend'][0], paper),
-            'seeds: mend': len(a),
-            'seeds: PRISM': len(b),
-            'paired Δ F/L/M [95%]': lead_text(pair),
-            'p (Wilcoxon)': pair['p'],
-            'paired verdict': verdict_word(pair, 'the mend'),
-            'seeds paired': pair['n'],
-            'rule seeds missing': _seed_text(set(MEND_SEEDS) - set(both)),
-        }
+        out[protocol] = _rule_columns(a, b, protocol) | _paired_columns(a, b, mend)
     return pd.DataFrame(out).T.infer_objects().rename_axis('protocol')
 
 # %% ../nbs/21a_mend.ipynb #aa73d655
@@ -205,14 +231,11 @@ class NotAssessed(str):
     def __bool__(self):
         return False
 
-# %% ../nbs/21a_mend.ipynb #09a66b47
-def _missing(
-    verdict: pd.DataFrame | None,  # `mend_verdict`
-    bursts: pd.DataFrame | None,  # `burst_verdict`
+# %% ../nbs/21a_mend.ipynb #180d4a4c
+def _protocol_gaps(
+    verdict: pd.DataFrame,  # `mend_verdict`, with a row or more
 ) -> list:
-    "What the rule needs and the records lack: a protocol, seeds of MEND_SEEDS, an se, the bursts."
-    if verdict is None or not len(verdict):
-        return ['the mend has no scored seeds']
+    "What the protocols' verdicts lack: a protocol's verdict, seeds of MEND_SEEDS, an se."
     gaps = []
     for p in PROTOCOLS:
         if p not in verdict.index:
@@ -223,13 +246,29 @@ def _missing(
             gaps.append(f"{PROTOCOL_NAMES[p]}: seeds {r['rule seeds missing']} of the rule's 0-19")
         if r['verdict'].startswith('not assessed'):
             gaps.append(f'a standard error at {PROTOCOL_NAMES[p]}')
-    if bursts is None:
-        gaps.append('the burst check (bursts=None)')
-    elif not len(bursts):
-        gaps.append('the burst records (results/harc_bursts/)')
-    elif bursts.loc['bursts', 'seeds missing']:
-        gaps.append(f"burst check seeds {bursts.loc['bursts', 'seeds missing']}")
     return gaps
+
+# %% ../nbs/21a_mend.ipynb #a94c8e50
+def _burst_gaps(
+    bursts: pd.DataFrame | None,  # `burst_verdict`
+) -> list:
+    "What the burst check lacks: the check (None), its records (empty), its seeds; [] for none."
+    if bursts is None:
+        return ['the burst check (bursts=None)']
+    if not len(bursts):
+        return ['the burst records (results/harc_bursts/)']
+    missing = bursts.loc['bursts', 'seeds missing']
+    return [f'burst check seeds {missing}'] if missing else []
+
+# %% ../nbs/21a_mend.ipynb #09a66b47
+def _missing(
+    verdict: pd.DataFrame | None,  # `mend_verdict`
+    bursts: pd.DataFrame | None,  # `burst_verdict`
+) -> list:
+    "What the rule needs and the records lack: a protocol, seeds of MEND_SEEDS, an se, the bursts."
+    if verdict is None or not len(verdict):
+        return ['the mend has no scored seeds']
+    return _protocol_gaps(verdict) + _burst_gaps(bursts)
 
 # %% ../nbs/21a_mend.ipynb #1e753766
 def _not_recommended(
@@ -267,6 +306,20 @@ def _paired(r) -> str:
     word = r['paired verdict']
     return r['paired Δ F/L/M [95%]'] + ('' if word.startswith('not assessed') else f': {word}')
 
+# %% ../nbs/21a_mend.ipynb #0c306846
+def _burst_clause(
+    bursts: pd.DataFrame | None,  # `burst_verdict`
+) -> str:
+    "The burst check's clause: the change, the rule's word, the paired change; '' if unscored."
+    if bursts is None or not len(bursts):
+        return ''
+    b = bursts.loc['bursts']
+    return (
+        f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
+        f"{b.change} ({b.verdict} by the stated rule), paired "
+        + _paired({'paired Δ F/L/M [95%]': b.paired, 'paired verdict': b['paired verdict']})
+    )
+
 # %% ../nbs/21a_mend.ipynb #af90ac10
 def _tail(
     verdict: pd.DataFrame,  # `mend_verdict`
@@ -274,25 +327,46 @@ def _tail(
     bursts: pd.DataFrame | None,  # `burst_verdict`
 ) -> str:
     "The burst check's clause (when scored) and the recommendation's, or why there is none."
-    tail, rec = '', mend_recommended(verdict, bursts)
-    if bursts is not None and len(bursts):
-        b = bursts.loc['bursts']
-        tail = (
-            f"; under bursts of observation that neither was chosen on ({b.seeds} fresh seeds): "
-            f"{b.change} ({b.verdict} by the stated rule), paired "
-            + _paired({'paired Δ F/L/M [95%]': b.paired, 'paired verdict': b['paired verdict']})
-        )
+    tail, rec = _burst_clause(bursts), mend_recommended(verdict, bursts)
     if rec is True:
         return tail + (
             "; so the mend is PRISM's recommended setting for bunched sampling "
             f"({_how_to_run(r_b)})"
         )
-    why = (
-        f'the recommendation is {rec}'
-        if isinstance(rec, NotAssessed)
-        else f'the stated rule is {_not_recommended(verdict, bursts)}'
-    )
+    why = (f'the recommendation is {rec}' if isinstance(rec, NotAssessed)
+           else f'the stated rule is {_not_recommended(verdict, bursts)}')
     return tail + f"; {why}, so PRISM's defaults stay the recommendation"
+
+# %% ../nbs/21a_mend.ipynb #28c8fa28
+def _brief_sentence(
+    verdict: pd.DataFrame,  # `mend_verdict`, with a row or more
+    r_b: float,  # the chosen r_b
+) -> str:
+    "The README's form, burst check and recommendation apart: First/Last/Mid, elsewhere, words."
+    where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
+    per = [
+        f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} (elsewhere "
+        f"{r['Δ other shifted']}; {r.verdict}), paired {_paired(r)}"
+        for p, r in verdict.iterrows()
+    ]
+    return (
+        'a mend for bunched time (PRISM trained on views bunched in time, '
+        f"r_b = {r_b:g} chosen on source validation; {int(verdict['seeds: mend'].min())} "
+        'seeds) against PRISM on First/Last/Mid: ' + '; '.join(per)
+    )
+
+# %% ../nbs/21a_mend.ipynb #cfbf0879
+def _protocol_clauses(
+    verdict: pd.DataFrame,  # `mend_verdict`, with a row or more
+) -> str:
+    "Per protocol: the rule's word, the changes from PRISM, the seeds, the paired change."
+    return '; '.join(
+        f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
+        f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
+        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']}), paired by seed over "
+        f"{r['seeds paired']} seeds {_paired(r)}"
+        for p, r in verdict.iterrows()
+    )
 
 # %% ../nbs/21a_mend.ipynb #b57b486c
 def mend_sentence(
@@ -307,28 +381,10 @@ def mend_sentence(
         return what + ') waits on its choice of r_b (`tools/bunching_runs.py`)'
     if verdict is None or not len(verdict):
         return what + f', r_b = {r_b:g} chosen on source validation) has no scored seeds yet'
-    where = {'harc': 'at the default severity', 'harc_ps': "at the paper's severity"}
     if brief:
-        return (
-            'a mend for bunched time (PRISM trained on views bunched in time, '
-            f"r_b = {r_b:g} chosen on source validation; {int(verdict['seeds: mend'].min())} "
-            'seeds) against PRISM on First/Last/Mid: '
-            + '; '.join(
-                f"{r['Δ First/Last/Mid']} {where.get(p, PROTOCOL_NAMES[p])} (elsewhere "
-                f"{r['Δ other shifted']}; {r.verdict}), paired {_paired(r)}"
-                for p, r in verdict.iterrows()
-            )
-            + _tail(verdict, r_b, bursts)
-        )
-    per = [
-        f"{PROTOCOL_NAMES[p]}: {r.verdict} (First/Last/Mid {r['Δ First/Last/Mid']} against "
-        f"PRISM, elsewhere {r['Δ other shifted']}, worst class {r['Δ worst class']}; "
-        f"{r['seeds: mend']} seeds, PRISM {r['seeds: PRISM']}), paired by seed over "
-        f"{r['seeds paired']} seeds {_paired(r)}"
-        for p, r in verdict.iterrows()
-    ]
+        return _brief_sentence(verdict, r_b) + _tail(verdict, r_b, bursts)
     head = what + f', r_b = {r_b:g} chosen on source validation): '
-    return head + '; '.join(per) + _tail(verdict, r_b, bursts)
+    return head + _protocol_clauses(verdict) + _tail(verdict, r_b, bursts)
 
 # %% ../nbs/21a_mend.ipynb #51df2b31
 def burst_condition(
@@ -353,13 +409,13 @@ def burst_condition(
     inside = (step >= start) & (step < start + torch.tensor(sizes).view(1, bursts, 1))
     return inside.any(1).unsqueeze(-1).float().expand(n, L, D).contiguous()
 
-
+# %% ../nbs/21a_mend.ipynb #90ad3c4a
 @register_condition('One-burst')
 def one_burst_condition(n, L, D, steps, g):
     "All channels at `steps` consecutive steps, the block placed at random per window."
     return burst_condition(n, L, D, steps, g, bursts=1)
 
-
+# %% ../nbs/21a_mend.ipynb #1f6e2d6a
 @register_condition('Two-bursts')
 def two_bursts_condition(n, L, D, steps, g):
     "All channels in two separate blocks of about `steps / 2` steps each, placed at random."
@@ -369,21 +425,34 @@ def two_bursts_condition(n, L, D, steps, g):
 BURSTS = ('One-burst', 'Two-bursts')
 BURST_DESIGN = dict(conditions=['Random', *BURSTS, *BUNCHED])
 
-
+# %% ../nbs/21a_mend.ipynb #9b06066a
 def burst_record(
     source,  # a mend or PRISM record (.json path) whose checkpoint is at hand
     checkpoints_dir=None,
     force: bool = False,
 ) -> dict:
     "Score the model of `source` under `BURST_DESIGN` once, kept as a `harc_bursts` record."
-    return evaluation_record(
-        source,
-        'harc_bursts',
-        BURST_DESIGN,
-        condition_scores,
-        checkpoints_dir=checkpoints_dir,
-        force=force,
-    )
+    return evaluation_record(source, 'harc_bursts', BURST_DESIGN, condition_scores,
+                             checkpoints_dir=checkpoints_dir, force=force)
+
+# %% ../nbs/21a_mend.ipynb #b6f2921c
+def _burst_rows(
+    row: str,  # the row's name in the frame
+    cfg_of,  # seed -> the config of the run whose model the bursts scored
+    seeds: list,  # the seeds read
+    root,  # the results folder
+) -> list:
+    "`burst_frame`'s rows of `row`: per seed with a burst record, each condition's acc and worst."
+    out = []
+    for s in seeds:
+        src = record_path(cfg_of(s), root)
+        ev = evaluation_path(src, 'harc_bursts', BURST_DESIGN) if src.exists() else None
+        if ev is None or not ev.exists():
+            continue
+        for c, sc in read_record(ev)['results'].items():
+            worst = min(sc['per_class'])
+            out.append(dict(row=row, seed=s, condition=c, acc=sc['acc'], worst=worst))
+    return out
 
 # %% ../nbs/21a_mend.ipynb #1359af99
 def burst_frame(
@@ -392,25 +461,48 @@ def burst_frame(
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
     "Long: row, seed, condition, acc, worst: the mend and PRISM's defaults under `BURST_DESIGN`."
-    root, out = results_root(results_dir), []
+    root, seeds = results_root(results_dir), check_seeds(seeds)
     r_b = mend_choice(root) if r_b is None else r_b
-    runs = {
+    runs = {} if r_b is None else {
         PRISM_VARIANT_NAMES['bunch']: (lambda s: mend_config(s, r_b)),
         'PRISM': (lambda s: _prism_defaults('harc_ps', s)),
     }
-    for row, cfg_of in runs.items():
-        for s in check_seeds(seeds):
-            if r_b is None:
-                break
-            src = record_path(cfg_of(s), root)
-            ev = evaluation_path(src, 'harc_bursts', BURST_DESIGN) if src.exists() else None
-            if ev is None or not ev.exists():
-                continue
-            for c, sc in read_record(ev)['results'].items():
-                out.append(
-                    dict(row=row, seed=s, condition=c, acc=sc['acc'], worst=min(sc['per_class']))
-                )
+    out = [r for row, cfg_of in runs.items() for r in _burst_rows(row, cfg_of, seeds, root)]
     return pd.DataFrame(out, columns=['row', 'seed', 'condition', 'acc', 'worst'])
+
+# %% ../nbs/21a_mend.ipynb #c444733d
+def _burst_word(
+    m: float,  # the mend minus PRISM, seed means
+    se: float,  # its standard error, the two rows' combined
+    n: int,  # the seeds of the row with fewer
+) -> str:
+    "mend higher / mend lower beyond 2 standard errors, else within them; one seed: not assessed."
+    if n < 2:
+        return 'not assessed (fewer than 2 seeds: no standard error)'
+    if m > 2 * se:
+        return 'mend higher'
+    return 'mend lower' if m < -2 * se else 'within 2 se'
+
+# %% ../nbs/21a_mend.ipynb #2ce6e0b8
+def _burst_row(
+    a: pd.Series,  # the mend's score per seed on one condition
+    b: pd.Series,  # PRISM's
+    mend: str,  # the mend's row, named in refusals
+    seeds,  # the seeds the check is stated over
+) -> dict:
+    "One condition: mend minus PRISM (mean ± se), the rule's word, paired change, seeds lacking."
+    both = sorted(set(a.index) & set(b.index))
+    m, se = _change(a, b)
+    pair = paired_difference(a, b, who='PRISM', ref=mend, seeds=both)
+    return {
+        'change': pm(m, se, 1, signed=True),
+        'seeds': f"{len(a)}/{len(b)}",
+        'verdict': _burst_word(m, se, min(len(a), len(b))),
+        'paired': lead_text(pair),
+        'p_wilcoxon': pair['p'],
+        'paired verdict': verdict_word(pair, 'the mend'),
+        'seeds missing': _seed_text(set(seeds) - set(both)),
+    }
 
 # %% ../nbs/21a_mend.ipynb #9268e2c8
 def burst_verdict(
@@ -418,30 +510,12 @@ def burst_verdict(
     mend: str = PRISM_VARIANT_NAMES['bunch'],
     seeds=FRESH_SEEDS,  # the seeds the check is stated over: those either row lacks are listed
 ) -> pd.DataFrame:
-    "Per condition and both bursts' mean: mend minus PRISM (mean ± se), 2-se word, paired change."
-    rows = {}
+    "Per condition and both bursts' mean: mend minus PRISM (mean ± se), the rule's word, paired."
     f = frame.pivot_table(index=['row', 'seed'], columns='condition', values='acc')
     if not len(f) or mend not in f.index.unique('row') or 'PRISM' not in f.index.unique('row'):
         return pd.DataFrame()
     f['bursts'] = f[list(BURSTS)].mean(axis=1)
     a, b = f.loc[mend], f.loc['PRISM']
-    both = sorted(set(a.index) & set(b.index))
-    for col in ['bursts', *BURSTS, *BUNCHED, 'Random']:
-        m, se = _change(a[col], b[col])
-        word = (
-            'not assessed (fewer than 2 seeds: no standard error)' if min(len(a), len(b)) < 2
-            else 'mend higher' if m > 2 * se
-            else 'mend lower' if m < -2 * se
-            else 'within 2 se'
-        )
-        pair = paired_difference(a[col], b[col], who='PRISM', ref=mend, seeds=both)
-        rows[col] = {
-            'change': pm(m, se, 1, signed=True),
-            'seeds': f"{len(a)}/{len(b)}",
-            'verdict': word,
-            'paired': lead_text(pair),
-            'p_wilcoxon': pair['p'],
-            'paired verdict': verdict_word(pair, 'the mend'),
-            'seeds missing': _seed_text(set(seeds) - set(both)),
-        }
+    cols = ['bursts', *BURSTS, *BUNCHED, 'Random']
+    rows = {c: _burst_row(a[c], b[c], mend, seeds) for c in cols}
     return pd.DataFrame(rows).T.rename_axis('condition')

@@ -34,7 +34,7 @@ __all__ = ['QUICK', 'PROTOCOL_DRAWS', 'PROTOCOL_SIZES', 'ProtocolSize', 'protoco
 QUICK = dict(max_windows=128, epochs=1, patience=1)  # a smoke run's settings: minutes, not hours
 PROTOCOL_DRAWS = tuple(range(10))  # draw 0, the defaults, and the nine drawn ones
 
-
+# %% ../nbs/23_protocol.ipynb #4a0ba790
 @dataclass(frozen=True)
 class ProtocolSize:
     "One size of the protocol: its draws, trial and fresh seeds, config settings, its purpose."
@@ -50,36 +50,21 @@ class ProtocolSize:
 # %% ../nbs/23_protocol.ipynb #d920bfde
 PROTOCOL_SIZES = {
     'quick': ProtocolSize(
-        'quick',
-        (0, 1),
-        (0,),
-        FRESH_SEEDS[:1],
-        QUICK,
-        False,
+        'quick', (0, 1), (0,), FRESH_SEEDS[:1], QUICK, False,
         'a smoke run (128 windows, one epoch): it checks every step; its scores are not comparable '
         'with the committed rows',
     ),
     'medium': ProtocolSize(
-        'medium',
-        tuple(range(5)),
-        (0, 1, 2),
-        FRESH_SEEDS[:3],
-        {},
-        True,
+        'medium', tuple(range(5)), (0, 1, 2), FRESH_SEEDS[:3], {}, True,
         'half the search (draws 0-4) and 3 fresh seeds: a first comparison, paired on seeds 10-12',
     ),
     'full': ProtocolSize(
-        'full',
-        PROTOCOL_DRAWS,
-        (0, 1, 2),
-        FRESH_SEEDS,
-        {},
-        True,
+        'full', PROTOCOL_DRAWS, (0, 1, 2), FRESH_SEEDS, {}, True,
         "the committed methods' protocol: draws 0-9, trial seeds 0-2, fresh seeds 10-19",
     ),
 }
 
-
+# %% ../nbs/23_protocol.ipynb #2f1d4a69
 def protocol_size(
     size,  # 'quick', 'medium', 'full', or a `ProtocolSize`
 ) -> ProtocolSize:
@@ -90,6 +75,20 @@ def protocol_size(
         raise ConfigError(f"size must be one of {list(PROTOCOL_SIZES)}, got {size!r}")
     return PROTOCOL_SIZES[size]
 
+# %% ../nbs/23_protocol.ipynb #d13a1d2d
+def _draw_configs(
+    method: str,  # a registered method
+    d: int,  # the draw: 0 (the defaults) or a drawn one
+    s: int,  # the trial seed
+    common: dict,  # other config keys (QUICK for a smoke run)
+) -> list:
+    "Draw `d` at seed `s`: draw 0 in harc and harc_ps (a model each), a drawn one in harc_tuned."
+    if d == 0:
+        return [make_config(method=method, seed=s, **common),
+                make_config(dataset='harc_ps', method=method, seed=s, **common)]
+    overrides = search_overrides(method, d)
+    return [make_config(dataset='harc_tuned', method=method, draw=d, seed=s, **overrides, **common)]
+
 # %% ../nbs/23_protocol.ipynb #a91df008
 def protocol_configs(
     method: str,  # a registered method (a plugin's once loaded)
@@ -99,26 +98,8 @@ def protocol_configs(
 ) -> list:
     "The search of `method`: draw 0 in harc and harc_ps, draws > 0 in harc_tuned, per trial seed."
     check_common(common, 'protocol_configs')
-    out = []
-    for d in draws:
-        for s in check_seeds(trial_seeds):
-            if d == 0:
-                out += [
-                    make_config(method=method, seed=s, **common),
-                    make_config(dataset='harc_ps', method=method, seed=s, **common),
-                ]
-            else:
-                out.append(
-                    make_config(
-                        dataset='harc_tuned',
-                        method=method,
-                        draw=d,
-                        seed=s,
-                        **search_overrides(method, d),
-                        **common,
-                    )
-                )
-    return out
+    return [c for d in draws for s in check_seeds(trial_seeds)
+            for c in _draw_configs(method, d, s, common)]
 
 # %% ../nbs/23_protocol.ipynb #beb834f1
 def search_frame(
@@ -153,7 +134,7 @@ def protocol_folder(
 class ProtocolBusy(RuntimeError):
     "Another placement of the same method is running on the same folder."
 
-
+# %% ../nbs/23_protocol.ipynb #35b45a29
 def protocol_lock(
     root: Path,  # the placement's folder
     method: str,
@@ -173,7 +154,7 @@ def protocol_lock(
 class ProtocolError(RuntimeError):
     "A stage of the protocol did not finish every run: no recipe or verdict from partial work."
 
-
+# %% ../nbs/23_protocol.ipynb #39f86d44
 def check_stage(
     stage: str,  # the stage's name, e.g. 'search'
     summary: dict,  # `run_sweep`'s: done, skipped, in_progress, failed
@@ -205,6 +186,31 @@ def typical_epochs(
     ]
     return int(np.median(eps)) if eps else make_config()['epochs']
 
+# %% ../nbs/23_protocol.ipynb #f2c4d88d
+def _probe_config(
+    method: str,  # the method probed
+    size: ProtocolSize,  # the probe uses its data settings
+) -> dict:
+    "The probe's config: `method`'s defaults at `size`, one epoch, one of pretraining if any."
+    full = make_config(method=method, **size.common)
+    return dict(size.common, method=method, epochs=1, patience=1,
+                pretrain_epochs=min(full['pretrain_epochs'], 1))
+
+# %% ../nbs/23_protocol.ipynb #e8840672
+def _probe_seconds(
+    rec: dict,  # the probe's record
+    pretrain_epochs: int,  # the probe's pretraining epochs (0 or 1)
+) -> dict:
+    "CPU seconds of setup, per epoch and per pretraining epoch, from the probe's timing."
+    t = rec['timing']
+    cpu = t.get('process_cpu_seconds', t['total_seconds'])
+    per_epoch, pre = t['seconds_per_epoch'], t.get('pretrain_seconds', 0.0)
+    return dict(
+        setup=max(cpu - per_epoch * rec['epochs_run'] - pre, 0.0),
+        per_epoch=per_epoch,
+        per_pretrain_epoch=pre / pretrain_epochs if pretrain_epochs else 0.0,
+    )
+
 # %% ../nbs/23_protocol.ipynb #cfe671f4
 def probe_cost(
     method: str,
@@ -214,25 +220,10 @@ def probe_cost(
     "A short run of `method`'s defaults here: CPU seconds of setup, per epoch, per pretrain epoch."
     from prism_nb.experiment import run
 
-    size = protocol_size(size)
-    full = make_config(method=method, **size.common)
-    short = dict(
-        size.common,
-        method=method,
-        epochs=1,
-        patience=1,
-        pretrain_epochs=min(full['pretrain_epochs'], 1),
-    )
+    short = _probe_config(method, protocol_size(size))
     with tempfile.TemporaryDirectory() as tmp:
         rec = run(short, results_dir=tmp, plugins=plugins, progress=False, threads=1)
-    t = rec['timing']
-    cpu = t.get('process_cpu_seconds', t['total_seconds'])
-    per_epoch, pre = t['seconds_per_epoch'], t.get('pretrain_seconds', 0.0)
-    return dict(
-        setup=max(cpu - per_epoch * rec['epochs_run'] - pre, 0.0),
-        per_epoch=per_epoch,
-        per_pretrain_epoch=pre / short['pretrain_epochs'] if short['pretrain_epochs'] else 0.0,
-    )
+    return _probe_seconds(rec, short['pretrain_epochs'])
 
 # %% ../nbs/23_protocol.ipynb #c30c9c88
 def run_seconds(
@@ -287,6 +278,24 @@ class ProtocolPlan:
             f"  folder: {self.folder}"
         )
 
+# %% ../nbs/23_protocol.ipynb #c767f302
+def _seconds_per_run(
+    method: str,  # the method placed
+    size: ProtocolSize,  # its size
+    search: list,  # its search's configs (`protocol_configs`)
+    root: Path,  # the placement's folder
+    plugins=None,  # its plugins, for the probe
+    probe: dict | None = None,  # `probe_cost`; None: measured here when no run is recorded yet
+) -> tuple:
+    "(CPU seconds per run, their basis in words): the recorded runs' mean, else a probe's price."
+    seen = measured_seconds(search, root)
+    if seen is not None:
+        return seen, "the mean of this placement's recorded runs"
+    probe = probe or probe_cost(method, size, plugins)
+    epochs = size.common.get('epochs') or typical_epochs()
+    per_run = float(np.mean([run_seconds(c, probe, epochs) for c in search]))
+    return per_run, f"a probe run here, {epochs} epochs per run"
+
 # %% ../nbs/23_protocol.ipynb #301975ba
 def protocol_plan(
     method: str,
@@ -299,18 +308,9 @@ def protocol_plan(
     "The runs of each stage, those left, and their CPU hours, from this machine's measurements."
     size, root = protocol_size(size), writer_root(results_dir)
     search = protocol_configs(method, size.draws, size.trial_seeds, **size.common)
-    fresh = recipe_configs(
-        {method: 0}, size.fresh_seeds, **size.common
-    )  # as many whatever the draw
+    fresh = recipe_configs({method: 0}, size.fresh_seeds, **size.common)  # as many, any draw
     left = lambda cfgs: sum(not record_path(c, root).exists() for c in cfgs)
-    seen = measured_seconds(search, root)
-    if seen is not None:
-        per_run, basis = seen, "the mean of this placement's recorded runs"
-    else:
-        probe = probe or probe_cost(method, size, plugins)
-        epochs = size.common.get('epochs') or typical_epochs()
-        per_run = float(np.mean([run_seconds(c, probe, epochs) for c in search]))
-        basis = f"a probe run here, {epochs} epochs per run"
+    per_run, basis = _seconds_per_run(method, size, search, root, plugins, probe)
     stages = {'search': (len(search), left(search)), 'fresh seeds': (len(fresh), left(fresh))}
     return ProtocolPlan(method, size, root, workers, stages, per_run, basis)
 
@@ -321,15 +321,8 @@ class heartbeat:
     def __init__(
         self, stage: str, cfgs: list, root, plan: ProtocolPlan, every: float = 60.0, say=print
     ):
-        self.stage, self.cfgs, self.root, self.plan, self.every, self.say = (
-            stage,
-            cfgs,
-            root,
-            plan,
-            every,
-            say,
-        )
-        self._stop = threading.Event()
+        self.stage, self.cfgs, self.root, self.plan = stage, cfgs, root, plan
+        self.every, self.say, self._stop = every, say, threading.Event()
 
     def line(self, elapsed: float) -> str:
         "'search: 3/33 runs recorded, 12 min in, about 1.4 h left'."
@@ -374,42 +367,46 @@ def placed_runs(
         for (m, d, quick), cfgs in sorted(groups.items())
     }
 
+# %% ../nbs/23_protocol.ipynb #1ef187c5
+def _search_seen(
+    root: Path,  # a user folder
+) -> dict:
+    "(method, max_windows) -> the (draw, trial seed) pairs of the folder's search records."
+    search = {}
+    for sub in ('harc', 'harc_ps', 'harc_tuned'):
+        for r in read_records(root / sub):
+            c = r['config']
+            key = (c['method'], c['max_windows'])
+            search.setdefault(key, set()).add((c.get('draw', 0), c['seed']))
+    return search
+
+# %% ../nbs/23_protocol.ipynb #f3e957fe
+def _provenance_row(
+    name: str,  # the placed row
+    cfgs: list,  # its fresh-seed configs (`placed_runs`)
+    root: Path,  # the folder
+    search: dict,  # `_search_seen` of the folder
+) -> dict:
+    "One placed row: its records' plugins, packages with versions, search size, fresh seeds."
+    recs = [read_record(record_path(c, root)) for c in cfgs]
+    drawn = search.get((cfgs[0]['method'], cfgs[0]['max_windows']), set())
+    packages = {f"{e['dist']}=={e['version']}" for r in recs for e in r.get('entry_points', [])}
+    return dict(
+        row=name,
+        plugins=', '.join(sorted({p for r in recs for p in r.get('plugins', [])})) or '-',
+        packages=', '.join(sorted(packages)) or '-',
+        search=f"{len({d for d, _ in drawn})} draws x {len({s for _, s in drawn})} trial seeds",
+        fresh_seeds=', '.join(str(c['seed']) for c in cfgs),
+    )
+
 # %% ../nbs/23_protocol.ipynb #ae7564f0
 def placement_provenance(
     folder=None,  # a user folder; None: `user_results()`
 ) -> pd.DataFrame:
     "Per placed row: plugins, packages, search (draws x trial seeds recorded), fresh seeds."
-    root, rows = writer_root(folder), []
-    search = {}
-    for sub in ('harc', 'harc_ps', 'harc_tuned'):
-        for r in read_records(root / sub):
-            c = r['config']
-            search.setdefault((c['method'], c['max_windows']), set()).add(
-                (c.get('draw', 0), c['seed'])
-            )
-    for name, cfgs in placed_runs(root).items():
-        recs = [read_record(record_path(c, root)) for c in cfgs]
-        c0 = cfgs[0]
-        drawn = search.get((c0['method'], c0['max_windows']), set())
-        rows.append(
-            dict(
-                row=name,
-                plugins=', '.join(sorted({p for r in recs for p in r.get('plugins', [])})) or '-',
-                packages=', '.join(
-                    sorted(
-                        {
-                            f"{e['dist']}=={e['version']}"
-                            for r in recs
-                            for e in r.get('entry_points', [])
-                        }
-                    )
-                )
-                or '-',
-                search=f"{len({d for d, _ in drawn})} draws x "
-                f"{len({s for _, s in drawn})} trial seeds",
-                fresh_seeds=', '.join(str(c['seed']) for c in cfgs),
-            )
-        )
+    root = writer_root(folder)
+    search = _search_seen(root)
+    rows = [_provenance_row(name, cfgs, root, search) for name, cfgs in placed_runs(root).items()]
     return pd.DataFrame(rows, columns=['row', 'plugins', 'packages', 'search', 'fresh_seeds'])
 
 # %% ../nbs/23_protocol.ipynb #05d35d88
@@ -427,6 +424,20 @@ def _against(per_seed: pd.DataFrame, ref: str, row: str) -> dict:
         'paired seeds': d['n'],
     }
 
+# %% ../nbs/23_protocol.ipynb #36b7e886
+def _paired_board(
+    per_seed: pd.DataFrame,  # the leaderboard's `per_seed_scores`
+    placed: dict,  # `placed_runs`
+    best: str,  # the best committed baseline's row
+) -> pd.DataFrame:
+    "Each placed row against PRISM and against `best`, paired by seed; empty with no placed row."
+    if not placed:
+        return pd.DataFrame()
+    rows = [dict(row=r, against=ref, **_against(per_seed, ref, r))
+            for r in placed for ref in ('PRISM', best)]
+    cols = ['row', 'against', 'difference', '95% interval', 'Wilcoxon p', 'paired seeds']
+    return pd.DataFrame(rows, columns=cols)
+
 # %% ../nbs/23_protocol.ipynb #84a40d3f
 def leaderboard(
     folder=None,  # a user folder; None: `user_results()`
@@ -442,27 +453,13 @@ def leaderboard(
     frame = tuned_frame()
     choice = recipe_choice(frame)
     placed = placed_runs(folder)
-    runs = recipe_runs(choice) | placed
-    per_seed, table, _ = verdict(runs, protocol, overlay(folder))
-    table = table.assign(
-        source=['your folder' if r in placed else 'committed' for r in table.index]
-    )
+    per_seed, table, _ = verdict(recipe_runs(choice) | placed, protocol, overlay(folder))
+    source = ['your folder' if r in placed else 'committed' for r in table.index]
+    table = table.assign(source=source)
     best = ALGORITHMS.display(best_baselines(choice, frame)[protocol])
-    paired = (
-        pd.DataFrame(
-            [
-                dict(row=r, against=ref, **_against(per_seed, ref, r))
-                for r in placed
-                for ref in ('PRISM', best)
-            ],
-            columns=['row', 'against', 'difference', '95% interval', 'Wilcoxon p', 'paired seeds'],
-        )
-        if placed
-        else pd.DataFrame()
-    )
-    return dict(
-        table=table, paired=paired, provenance=placement_provenance(folder), per_seed=per_seed
-    )
+    paired = _paired_board(per_seed, placed, best)
+    provenance = placement_provenance(folder)
+    return dict(table=table, paired=paired, provenance=provenance, per_seed=per_seed)
 
 # %% ../nbs/23_protocol.ipynb #7512851d
 def _stage(stage, cfgs, root, plan, workers, executor, plugins, progress, every):
@@ -471,14 +468,8 @@ def _stage(stage, cfgs, root, plan, workers, executor, plugins, progress, every)
 
     say = print if progress else (lambda *a, **k: None)
     with heartbeat(stage, cfgs, root, plan, every=every, say=say):
-        summary = run_sweep(
-            cfgs,
-            workers=workers,
-            results_dir=root,
-            executor=executor,
-            plugins=plugins,
-            progress=progress,
-        )
+        summary = run_sweep(cfgs, workers=workers, results_dir=root, executor=executor,
+                            plugins=plugins, progress=progress)
     check_stage(stage, summary)
     return summary
 

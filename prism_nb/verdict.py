@@ -18,12 +18,8 @@ from .paper_severity import PS_COLUMNS
 from .report import pm
 from .harc_tasks import search_overrides
 from .tuning import PROTOCOLS, PROTOCOL_NAMES, check_common, tuned_frame
-from prism_nb.harc_tasks import (
-    FRESH_SEED_FLOOR,
-    FRESH_SEEDS,
-    HARC_FRESH,
-    check_harc_fresh,
-)  # re-exported
+from .harc_tasks import (FRESH_SEED_FLOOR, FRESH_SEEDS, HARC_FRESH,
+                                 check_harc_fresh)  # re-exported
 
 # %% auto #0
 __all__ = ['MIN_PAIRED_SEEDS', 'KEYS', 'COMPARISON_COLUMNS', 'IQM_REPS', 'EARLY_EPOCH', 'VAL_MARGIN', 'ROLES', 'LEADER_SEEDS',
@@ -41,50 +37,45 @@ def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
     v = runs.groupby(['method', 'draw', 'seed']).val_acc.mean().unstack('seed')
     return v.dropna()  # only draws with every trial seed compete
 
+# %% ../nbs/22_verdict.ipynb #91fa358e
+def _draw_order(
+    vm: pd.DataFrame,  # one method's `_seed_validation`: draw x trial seed
+) -> pd.DataFrame:
+    "The method's draws, best first (ties to the lower draw): draw, mean, se over trial seeds."
+    se = vm.std(axis=1, ddof=1) / np.sqrt(vm.shape[1])
+    stats = pd.DataFrame(dict(mean=vm.mean(axis=1), se=se))
+    return stats.reset_index().sort_values(['mean', 'draw'], ascending=[False, True])
 
+# %% ../nbs/22_verdict.ipynb #b761d25f
+def _choice_row(
+    m: str,  # the method
+    order: pd.DataFrame,  # its `_draw_order`
+    trial_seeds: int,  # how many trial seeds the means are over
+) -> dict:
+    "`recipe_choice`'s row of `m`: the chosen draw, its mean and se, the runner-up, the top three."
+    best, second = order.iloc[0], order.iloc[1] if len(order) > 1 else None
+    top3 = [f"draw {int(r.draw)}: {r['mean']:.2f}" for _, r in order.head(3).iterrows()]
+    return dict(
+        method=m, draw=int(best.draw), val_mean=float(best['mean']), val_se=float(best['se']),
+        trial_seeds=trial_seeds, draws=len(order),
+        runner_up=None if second is None else int(second.draw),
+        runner_up_mean=np.nan if second is None else float(second['mean']),
+        top3=', '.join(top3),
+    )
+
+# %% ../nbs/22_verdict.ipynb #459ca196
 def recipe_choice(
     frame: pd.DataFrame | None = None,  # `tuned_frame`; None: read the committed search
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
     "Per method: the draw of best mean source validation over trial seeds (ties lower), runner-up."
     frame = tuned_frame(results_dir=results_dir) if frame is None else frame
-    v, rows = _seed_validation(frame), []
-    for m in [m for m in method_names() if m in v.index.unique('method')]:
-        vm = v.loc[m]
-        stats = pd.DataFrame(
-            dict(mean=vm.mean(axis=1), se=vm.std(axis=1, ddof=1) / np.sqrt(vm.shape[1]))
-        )
-        order = stats.reset_index().sort_values(['mean', 'draw'], ascending=[False, True])
-        best, second = order.iloc[0], order.iloc[1] if len(order) > 1 else None
-        rows.append(
-            dict(
-                method=m,
-                draw=int(best.draw),
-                val_mean=float(best['mean']),
-                val_se=float(best['se']),
-                trial_seeds=vm.shape[1],
-                draws=len(order),
-                runner_up=None if second is None else int(second.draw),
-                runner_up_mean=np.nan if second is None else float(second['mean']),
-                top3=', '.join(
-                    f"draw {int(r.draw)}: {r['mean']:.2f}" for _, r in order.head(3).iterrows()
-                ),
-            )
-        )
-    cols = [
-        'method',
-        'draw',
-        'val_mean',
-        'val_se',
-        'trial_seeds',
-        'draws',
-        'runner_up',
-        'runner_up_mean',
-        'top3',
-    ]
-    out = pd.DataFrame(rows, columns=cols).set_index(
-        'method'
-    )  # no records: no rows, the same columns
+    v = _seed_validation(frame)
+    rows = [_choice_row(m, _draw_order(v.loc[m]), v.loc[m].shape[1])
+            for m in method_names() if m in v.index.unique('method')]
+    cols = ['method', 'draw', 'val_mean', 'val_se', 'trial_seeds', 'draws', 'runner_up',
+            'runner_up_mean', 'top3']
+    out = pd.DataFrame(rows, columns=cols).set_index('method')  # no records: no rows, same columns
     out['runner_up_within_se'] = (out.val_mean - out.runner_up_mean) <= out.val_se
     return out
 
@@ -98,12 +89,11 @@ def best_baselines(
         return {}
     picked = frame.merge(choice.draw.rename('draw').reset_index(), on=['method', 'draw'])
     avg = picked.groupby(['protocol', 'method', 'seed']).acc.mean()
-    means = (
-        avg.groupby(['protocol', 'method']).mean().drop('prism', level='method', errors='ignore')
-    )
+    means = avg.groupby(['protocol', 'method']).mean()
+    means = means.drop('prism', level='method', errors='ignore')
     return {p: means.xs(p).idxmax() for p in means.index.unique('protocol')}
 
-
+# %% ../nbs/22_verdict.ipynb #542d4119
 def runner_up_methods(
     choice: pd.DataFrame,  # `recipe_choice`
     frame: pd.DataFrame,  # `tuned_frame`
@@ -210,6 +200,20 @@ def _pair_seeds(a: pd.Series, b: pd.Series, ref: str, who: str, seeds=None) -> l
         raise ValueError(f"{ref} − {who}: seeds {_ints(seeds)} asked for; missing: {lacking}")
     return seeds
 
+# %% ../nbs/22_verdict.ipynb #2af021a6
+def _bca_and_wilcoxon(
+    d: np.ndarray,  # paired differences with spread, at least MIN_PAIRED_SEEDS of them
+    rng_seed: int,  # the bootstrap's generator
+) -> dict:
+    "The 95% BCa interval of the mean of `d`, Wilcoxon's p, assessed; `why` where BCa is undefined."
+    from scipy.stats import bootstrap, wilcoxon
+
+    ci = bootstrap((d,), np.mean, method='BCa', random_state=rng_seed).confidence_interval
+    if not np.isfinite([ci.low, ci.high]).all():  # BCa undefined here: say so, state nothing
+        return dict(why='no bootstrap interval at these seeds')
+    p = float(wilcoxon(d).pvalue)
+    return dict(ci_low=float(ci.low), ci_high=float(ci.high), p=p, assessed=True)
+
 # %% ../nbs/22_verdict.ipynb #bf1dc419
 def paired_difference(
     a: pd.Series,  # the reference's score per seed (index: seed)
@@ -220,8 +224,6 @@ def paired_difference(
     seeds=None,  # the seeds to pair on; None: `a` and `b` must have the same seeds
 ) -> dict:
     "a - b by seed: n, mean, se, 95% BCa interval, Wilcoxon p, share a is higher, assessed, why."
-    from scipy.stats import bootstrap, wilcoxon
-
     a, b = _check_scores(a, ref), _check_scores(b, who)
     seeds = _pair_seeds(a, b, ref, who, seeds)
     d, n = (a[seeds] - b[seeds]).to_numpy(float), len(seeds)
@@ -231,14 +233,7 @@ def paired_difference(
         out.update(mean=float(d.mean()), share_higher=float((d > 0).mean()))
     if n > 1:
         out['se'] = float(d.std(ddof=1) / np.sqrt(n))
-    if out['why']:
-        return out
-    ci = bootstrap((d,), np.mean, method='BCa', random_state=rng_seed).confidence_interval
-    if not np.isfinite([ci.low, ci.high]).all():  # BCa undefined here: say so, state nothing
-        return out | dict(why='no bootstrap interval at these seeds')
-    out.update(ci_low=float(ci.low), ci_high=float(ci.high), p=float(wilcoxon(d).pvalue))
-    out['assessed'] = True
-    return out
+    return out if out['why'] else out | _bca_and_wilcoxon(d, rng_seed)
 
 # %% ../nbs/22_verdict.ipynb #46fc0e04
 def lead_text(
@@ -276,14 +271,13 @@ KEYS = ['method', 'draw', 'role']  # what identifies a row: read from its config
 COMPARISON_COLUMNS = ['row', *KEYS, 'column', 'n', 'mean', 'se', 'ci_low', 'ci_high', 'p', 'p_holm']
 COMPARISON_COLUMNS += ['share_higher', 'higher', 'assessed', 'why']
 
-
-def paired_comparisons(
-    per_seed: pd.DataFrame,  # columns `row`, `seed` and one per score (and KEYS, if known)
-    reference: str,  # the `row` every other row is compared with
-    columns,  # the score columns to compare
-    rows=None,  # the other rows, in order; None: every row but the reference
-) -> pd.DataFrame:
-    "Long: row, keys, column, n, mean, se, 95% interval, p, Holm p, share higher, assessed, why."
+# %% ../nbs/22_verdict.ipynb #d2f98f6a
+def _by_row(
+    per_seed: pd.DataFrame,  # columns `row`, `seed` and the scores
+    reference: str,  # the row every other row is compared with
+    rows,  # the other rows, in order; None: every row but the reference
+) -> tuple:
+    "(rows, {row: its scores by seed}); ValueError naming the reference or rows the table lacks."
     if reference not in set(per_seed.row):
         raise ValueError(f"no per-seed scores of {reference!r}; rows: {sorted(set(per_seed.row))}")
     rows = [r for r in per_seed.row.unique() if r != reference] if rows is None else list(rows)
@@ -291,6 +285,27 @@ def paired_comparisons(
     unknown = [r for r in rows if r not in by_row]
     if unknown:
         raise ValueError(f"no per-seed scores of {unknown}; rows: {sorted(by_row)}")
+    return rows, by_row
+
+# %% ../nbs/22_verdict.ipynb #316359c2
+def _with_holm(
+    stats: list,  # one column's `paired_difference`s, with their rows' keys
+) -> list:
+    "`stats`, each with `p_holm`: Holm's correction over the assessed ones, NaN for the rest."
+    ps = np.array([s['p'] if s['assessed'] else np.nan for s in stats], dtype=float)
+    adjusted, ok = np.full(len(ps), np.nan), ~np.isnan(ps)
+    adjusted[ok] = holm(ps[ok])
+    return [dict(s, p_holm=q) for s, q in zip(stats, adjusted)]
+
+# %% ../nbs/22_verdict.ipynb #f1eb4cc4
+def paired_comparisons(
+    per_seed: pd.DataFrame,  # columns `row`, `seed` and one per score (and KEYS, if known)
+    reference: str,  # the `row` every other row is compared with
+    columns,  # the score columns to compare
+    rows=None,  # the other rows, in order; None: every row but the reference
+) -> pd.DataFrame:
+    "Long: row, keys, column, n, mean, se, 95% interval, p, Holm p, share higher, assessed, why."
+    rows, by_row = _by_row(per_seed, reference, rows)
     key = lambda r: {k: by_row[r][k].iloc[0] if k in by_row[r] else None for k in KEYS}
     out = []
     for col in columns:
@@ -302,10 +317,7 @@ def paired_comparisons(
             ))
             for r in rows
         ]
-        ps = np.array([s['p'] if s['assessed'] else np.nan for s in stats], dtype=float)
-        adjusted, ok = np.full(len(ps), np.nan), ~np.isnan(ps)
-        adjusted[ok] = holm(ps[ok])
-        out += [dict(s, p_holm=q) for s, q in zip(stats, adjusted)]
+        out += _with_holm(stats)
     return pd.DataFrame(out, columns=COMPARISON_COLUMNS)
 
 # %% ../nbs/22_verdict.ipynb #f1642ad2
@@ -363,6 +375,27 @@ def condition_columns(
     "The condition columns `per_seed_scores` gives for `protocol`, in order."
     return [PS_COLUMNS.get(c, c) for c in PROTOCOLS[protocol]]
 
+# %% ../nbs/22_verdict.ipynb #c77df4f8
+def _seed_row(
+    rec: dict,  # a run's record
+    cfg: dict,  # its config: the method, draw and seed are read from it
+    row: str,  # the row's name
+    role: str,  # the row's role (`ROLES`)
+    conds,  # the protocol's conditions (the record's metric names)
+) -> dict:
+    "One record as `per_seed_scores` has it: keys, conditions, Avg., shifted, worst, how it ended."
+    scores = {PS_COLUMNS.get(c, c): rec['metrics'][c] for c in conds}
+    return dict(
+        row=row, method=cfg['method'], draw=cfg.get('draw', 0), role=role, seed=cfg['seed'],
+        **scores,
+        **{'Avg.': float(np.mean(list(scores.values())))},
+        shifted=float(np.mean([v for k, v in scores.items() if k != 'Random'])),
+        worst=float(min(np.nanmin(rec['per_class'][c]) for c in conds)),
+        collapsed=bool(rec.get('collapsed', False)),
+        selected_epoch=rec.get('selected_epoch'),
+        val_acc=rec.get('val_acc'),
+    )
+
 # %% ../nbs/22_verdict.ipynb #dfbd1a83
 def per_seed_scores(
     runs: dict,  # row name -> configs of its runs (one per seed); a `Runs` carries the row's role
@@ -375,26 +408,8 @@ def per_seed_scores(
         role = getattr(cfgs, 'role', 'placed')  # a plain list: a row the caller placed
         for cfg in cfgs:
             path = record_path(cfg, root)
-            if not path.exists():
-                continue
-            rec = read_record(path)
-            scores = {PS_COLUMNS.get(c, c): rec['metrics'][c] for c in conds}
-            out.append(
-                dict(
-                    row=row,
-                    method=cfg['method'],
-                    draw=cfg.get('draw', 0),
-                    role=role,
-                    seed=cfg['seed'],
-                    **scores,
-                    **{'Avg.': float(np.mean(list(scores.values())))},
-                    shifted=float(np.mean([v for k, v in scores.items() if k != 'Random'])),
-                    worst=float(min(np.nanmin(rec['per_class'][c]) for c in conds)),
-                    collapsed=bool(rec.get('collapsed', False)),
-                    selected_epoch=rec.get('selected_epoch'),
-                    val_acc=rec.get('val_acc'),
-                )
-            )
+            if path.exists():
+                out.append(_seed_row(read_record(path), cfg, row, role, conds))
     cols = ['row', *KEYS, 'seed', *condition_columns(protocol), 'Avg.', 'shifted', 'worst']
     return pd.DataFrame(out, columns=[*cols, 'collapsed', 'selected_epoch', 'val_acc'])
 
@@ -417,10 +432,23 @@ def seed_table(
         }
     return pd.DataFrame.from_dict(rows, orient='index').rename_axis('method')
 
-# %% ../nbs/22_verdict.ipynb #7802fab9
+# %% ../nbs/22_verdict.ipynb #44ecf8d5
 IQM_REPS = 2000  # bootstrap resamples of the IQM: enough for a 95% interval to a tenth of a point
 
+# %% ../nbs/22_verdict.ipynb #af6998a1
+def _iqm_bounds(
+    runs: np.ndarray,  # one row's scores in rliable's layout: runs x one task
+    reps: int,  # bootstrap resamples
+    seed: int,  # the resampling generator's seed
+) -> tuple:
+    "The 2.5th and 97.5th percentiles of the IQMs of `reps` resamples, drawn as rliable draws them."
+    from rliable.metrics import aggregate_iqm
 
+    draw, task = np.random.RandomState(seed), np.zeros((1, 1), dtype=int)
+    boot = [aggregate_iqm(runs[draw.choice(len(runs), runs.shape), task]) for _ in range(reps)]
+    return tuple(np.percentile(boot, [2.5, 97.5]))
+
+# %% ../nbs/22_verdict.ipynb #7802fab9
 def iqm_interval(
     x,  # one row's scores, one per seed
     reps: int = IQM_REPS,
@@ -432,9 +460,7 @@ def iqm_interval(
     runs = np.asarray(x, dtype=float).reshape(-1, 1)  # rliable's layout: runs x tasks, one task
     if not len(runs):
         return np.nan, np.nan, np.nan
-    draw, task = np.random.RandomState(seed), np.zeros((1, 1), dtype=int)
-    boot = [aggregate_iqm(runs[draw.choice(len(runs), runs.shape), task]) for _ in range(reps)]
-    low, high = np.percentile(boot, [2.5, 97.5])
+    low, high = _iqm_bounds(runs, reps, seed)
     return float(aggregate_iqm(runs)), float(low), float(high)
 
 # %% ../nbs/22_verdict.ipynb #0d02327c
@@ -457,7 +483,31 @@ def iqm_table(
 EARLY_EPOCH = 3  # a model kept from epoch 0-3 (counted from 0) stopped early
 VAL_MARGIN = 5.0  # source validation this many points below the row's median flags a seed
 
+# %% ../nbs/22_verdict.ipynb #ae950317
+def _early_row(
+    g: pd.DataFrame,  # one row's `per_seed_scores`
+    column: str,  # the score reported for the flagged seeds
+    early_epoch: int,  # a model kept from this epoch or earlier stopped early
+    margin: float,  # source validation this far below the row's median flags a seed
+) -> dict:
+    "One row: its seeds, those kept early or validated far below its median, what they score."
+    early = g.selected_epoch.astype(float) <= early_epoch
+    low = g.val_acc.astype(float) < g.val_acc.astype(float).median() - margin
+    flagged = g[early | low].sort_values('seed')
+    return {
+        'seeds': len(g),
+        f'kept epoch ≤ {early_epoch}': int(early.sum()),
+        f'validation > {margin:g} below median': int(low.sum()),
+        'flagged seeds': '; '.join(
+            f"{r['seed']}: epoch {r['selected_epoch']:.0f}, validation {r['val_acc']:.1f}, "
+            f"{column} {r[column]:.1f}"
+            for r in flagged.to_dict('records')
+        ),
+        f'{column} flagged': flagged[column].mean(),
+        f'{column} the rest': g[~(early | low)][column].mean(),
+    }
 
+# %% ../nbs/22_verdict.ipynb #6c3b0d0a
 def early_stops(
     per_seed: pd.DataFrame,  # `per_seed_scores`
     column: str = 'Avg.',  # the score reported for the flagged seeds
@@ -465,23 +515,8 @@ def early_stops(
     margin: float = VAL_MARGIN,
 ) -> pd.DataFrame:
     "Per row: seeds, those kept early or validated far below the row's median, and what they score."
-    rows = {}
-    for row, g in per_seed.groupby('row', sort=False):
-        early = g.selected_epoch.astype(float) <= early_epoch
-        low = g.val_acc.astype(float) < g.val_acc.astype(float).median() - margin
-        flagged = g[early | low].sort_values('seed')
-        rows[row] = {
-            'seeds': len(g),
-            f'kept epoch ≤ {early_epoch}': int(early.sum()),
-            f'validation > {margin:g} below median': int(low.sum()),
-            'flagged seeds': '; '.join(
-                f"{r['seed']}: epoch {r['selected_epoch']:.0f}, validation {r['val_acc']:.1f}, "
-                f"{column} {r[column]:.1f}"
-                for r in flagged.to_dict('records')
-            ),
-            f'{column} flagged': flagged[column].mean(),
-            f'{column} the rest': g[~(early | low)][column].mean(),
-        }
+    groups = per_seed.groupby('row', sort=False)
+    rows = {row: _early_row(g, column, early_epoch, margin) for row, g in groups}
     return pd.DataFrame.from_dict(rows, orient='index').rename_axis('row')
 
 # %% ../nbs/22_verdict.ipynb #56eda6da
@@ -501,12 +536,12 @@ class Runs(list):
         super().__init__(configs)
         self.role = role
 
-# %% ../nbs/22_verdict.ipynb #c24ddcdc
+# %% ../nbs/22_verdict.ipynb #b984f211
 LEADER_SEEDS = tuple(range(FRESH_SEED_FLOOR + 10, FRESH_SEED_FLOOR + 20))  # 20-29
 # PRISM's recipe and runner-up and the four closest tuned baselines (tools/leader_seed_runs.py)
 LEADERS = {'recipe': ('prism', 'erm', 'vrex', 'mixup', 'coral'), 'runner-up': ('prism',)}
 
-
+# %% ../nbs/22_verdict.ipynb #c24ddcdc
 def recipe_runs(
     choice: pd.DataFrame,  # `recipe_choice`
     seeds=FRESH_SEEDS,
@@ -519,11 +554,8 @@ def recipe_runs(
     "Row name -> `Runs` of `harc_fresh` configs: each method's recipe, then the runner-ups asked."
     more = lambda m, role: tuple(leader_seeds) if m in leaders.get(role, ()) else ()
     configs = lambda m, d, role: recipe_configs({m: d}, (*seeds, *more(m, role)), **common)
-    runs = {
-        ALGORITHMS.display(m): Runs(configs(m, int(choice.loc[m, 'draw']), 'recipe'), 'recipe')
-        for m in choice.index
-        if methods is None or m in methods
-    }
+    runs = {ALGORITHMS.display(m): Runs(configs(m, int(choice.loc[m, 'draw']), 'recipe'), 'recipe')
+            for m in choice.index if methods is None or m in methods}
     for m in runner_ups:
         d = int(choice.loc[m, 'runner_up'])
         runs[f'{ALGORITHMS.display(m)} (runner-up, draw {d})'] = Runs(
@@ -576,34 +608,36 @@ def verdict(
         return per_seed, table, pd.DataFrame(columns=COMPARISON_COLUMNS)
     return per_seed, table, family_comparisons(per_seed, reference, cols)
 
+# %% ../nbs/22_verdict.ipynb #9d3c8727
+def _clinical_records(
+    dataset: str,  # a key of CLINICAL_DATASETS: 'eicu_demo', 'p12', 'p19'
+    results_dir=None,  # default <repo>/results
+) -> pd.DataFrame:
+    "The dataset's records of the committed defaults: full variant, CNN, not mask-only."
+    from prism_nb.realworld import realworld_records
+
+    recs = realworld_records(dataset, results_dir)
+    if not len(recs):
+        return recs
+    keep = (~recs.mask_only.astype(bool)) & (recs.backbone == 'cnn') & (recs.variant == 'full')
+    return recs[keep]
+
 # %% ../nbs/22_verdict.ipynb #80ca0aaa
 def clinical_per_seed(
     dataset: str,  # a key of CLINICAL_DATASETS: 'eicu_demo', 'p12', 'p19'
     results_dir=None,  # default <repo>/results
 ) -> pd.DataFrame:
     "Per method and seed: keys, AUROC per held-out target, their mean `Avg. AUROC` (defaults, CNN)."
-    from prism_nb.realworld import CLINICAL_DATASETS, realworld_records
+    from prism_nb.realworld import CLINICAL_DATASETS
 
-    targets = CLINICAL_DATASETS[dataset].targets
-    recs = realworld_records(dataset, results_dir)
-    if len(recs):
-        keep = (~recs.mask_only.astype(bool)) & (recs.backbone == 'cnn') & (recs.variant == 'full')
-        recs = recs[keep]
-    rows = []
+    targets, rows = CLINICAL_DATASETS[dataset].targets, []
+    recs = _clinical_records(dataset, results_dir)
     for (m, s), g in recs.groupby(['method', 'seed']) if len(recs) else []:
         if set(g.target) == set(targets):
             auroc = g.set_index('target').auroc
-            rows.append(
-                dict(
-                    row=ALGORITHMS.display(m),
-                    method=m,
-                    draw=0,
-                    role='defaults',
-                    seed=s,
-                    **auroc[targets].to_dict(),
-                    **{'Avg. AUROC': float(auroc.mean())},
-                )
-            )
+            keys = dict(row=ALGORITHMS.display(m), method=m, draw=0, role='defaults', seed=s)
+            scores = {**auroc[targets].to_dict(), 'Avg. AUROC': float(auroc.mean())}
+            rows.append(dict(**keys, **scores))
     order = {ALGORITHMS.display(m): k for k, m in enumerate(method_names())}
     out = pd.DataFrame(rows, columns=['row', *KEYS, 'seed', *targets, 'Avg. AUROC'])
     return out.sort_values(['row', 'seed'], key=lambda c: c.map(order) if c.name == 'row' else c)
@@ -680,6 +714,36 @@ def _paired_on(rows: list) -> str:
     named = [f"{n} seeds against {', '.join(by_n[n])}" for n in sizes]
     return '; '.join(named) + (f"; {most} against the other {len(by_n[most])}" if most else '')
 
+# %% ../nbs/22_verdict.ipynb #73cfc197
+def _closest_clause(
+    per_seed: pd.DataFrame,  # `per_seed_scores`
+    ok: list,  # the assessed comparisons on Avg., one or more
+    reference: str,  # the reference row, e.g. 'PRISM'
+) -> str:
+    "The closest baseline (least mean lead), those as close, its interval, p's, seeds, verdict."
+    close = min(ok, key=lambda r: r['mean'])
+    near = lambda r: r is not close and round(r['mean'], 1) == round(close['mean'], 1)
+    ties = [r['row'] for r in ok if near(r)]
+    avg = per_seed[per_seed.row == close['row']]['Avg.']
+    return (
+        f"; the closest, {close['row']} ({pm(avg.mean(), avg.sem(), 1)}"
+        + (f"; as close to a tenth of a point: {', '.join(ties)}" if ties else '')
+        + f"), by {lead_text(close)} (Wilcoxon p = {_p_text(close['p'])}, "
+        f"{_p_text(close['p_holm'])} after Holm's correction; {reference} higher on "
+        f"{close['higher']} of {close['n']} seeds): {verdict_word(close, reference)}"
+    )
+
+# %% ../nbs/22_verdict.ipynb #b0e0955f
+def _floor_note(
+    ok: list,  # the assessed comparisons, one or more
+) -> str:
+    "Where no comparison at the fewest paired seeds can survive Holm's correction, why; else ''."
+    n, k = min(int(r['n']) for r in ok), len(ok)
+    if smallest_p(n, k) <= 0.05:
+        return ''
+    return (f" (at {n} seeds no comparison can survive Holm's correction over {k}: the "
+            f"smallest corrected p is {smallest_p(n, k):.2f})")
+
 # %% ../nbs/22_verdict.ipynb #eeaec2f5
 def lead_sentence(
     per_seed: pd.DataFrame,  # `per_seed_scores`
@@ -700,22 +764,41 @@ def lead_sentence(
     ok = [r for r in rows if r['assessed']]
     if not ok:
         return out + '.'
-    close = min(ok, key=lambda r: r['mean'])
-    near = lambda r: r is not close and round(r['mean'], 1) == round(close['mean'], 1)
-    ties = [r['row'] for r in ok if near(r)]
-    avg = per_seed[per_seed.row == close['row']]['Avg.']
-    out += (
-        f"; the closest, {close['row']} ({pm(avg.mean(), avg.sem(), 1)}"
-        + (f"; as close to a tenth of a point: {', '.join(ties)}" if ties else '')
-        + f"), by {lead_text(close)} (Wilcoxon p = {_p_text(close['p'])}, "
-        f"{_p_text(close['p_holm'])} after Holm's correction; {reference} higher on "
-        f"{close['higher']} of {close['n']} seeds): {verdict_word(close, reference)}"
-    )
-    n, k = min(int(r['n']) for r in ok), len(ok)
-    if smallest_p(n, k) > 0.05:
-        out += (f" (at {n} seeds no comparison can survive Holm's correction over {k}: the "
-                f"smallest corrected p is {smallest_p(n, k):.2f})")
-    return out + '.'
+    return out + _closest_clause(per_seed, ok, reference) + _floor_note(ok) + '.'
+
+# %% ../nbs/22_verdict.ipynb #be72c787
+def _condition_groups(
+    c: pd.DataFrame,  # one row's comparisons, indexed by column
+    conditions,  # the condition columns, in order
+) -> dict:
+    "Verdict word -> its conditions, each with its interval where the word leads or trails."
+    groups = {}
+    for k in conditions:
+        w = verdict_word(c.loc[k])
+        plain = w == 'no detectable difference' or w.startswith('not')
+        groups.setdefault(w, []).append(k if plain else f"{k} {lead_text(c.loc[k])}")
+    return groups
+
+# %% ../nbs/22_verdict.ipynb #bd8332ec
+def _group_clause(
+    w: str,  # a `verdict_word`
+    where: str,  # the conditions that earn it, in words
+) -> str:
+    "'leads on Desync +3.0 [+2.0, +3.7] (survives ...)', 'shows no detectable difference on ...'."
+    if w.startswith(('leads', 'trails')):
+        side, holm = w.split(' ', 1)
+        return f"{side} on {where} {holm}"
+    if w == 'no detectable difference':
+        return f"shows no detectable difference on {where}"
+    return f"is not assessed on {where} {w.removeprefix('not assessed ')}"
+
+# %% ../nbs/22_verdict.ipynb #59cabe4e
+def _group_rank(
+    w: str,  # a `verdict_word`
+) -> tuple:
+    "Its group's place in the sentence: leads, trails, no detectable difference, not assessed."
+    side = [w.startswith(s) for s in ('leads', 'trails', 'no det', 'not')].index(True)
+    return side, 'not after' in w
 
 # %% ../nbs/22_verdict.ipynb #0ecc4a3f
 def condition_sentence(
@@ -726,23 +809,8 @@ def condition_sentence(
 ) -> str:
     "Where `reference` leads or trails `against`, or shows no detectable difference, per condition."
     c = comparisons[comparisons.row == against].set_index('column')
-    groups = {}
-    for k in conditions:
-        w = verdict_word(c.loc[k])
-        plain = w == 'no detectable difference' or w.startswith('not')
-        shown = k if plain else f"{k} {lead_text(c.loc[k])}"
-        groups.setdefault(w, []).append(shown)
-    order = lambda w: [w.startswith(s) for s in ('leads', 'trails', 'no det', 'not')].index(True)
-    parts = []
-    for w in sorted(groups, key=lambda w: (order(w), 'not after' in w)):
-        where = ', '.join(groups[w])
-        if w.startswith(('leads', 'trails')):
-            side, holm = w.split(' ', 1)
-            parts.append(f"{side} on {where} {holm}")
-        elif w == 'no detectable difference':
-            parts.append(f"shows no detectable difference on {where}")
-        else:
-            parts.append(f"is not assessed on {where} {w.removeprefix('not assessed ')}")
+    groups = _condition_groups(c, conditions)
+    parts = [_group_clause(w, ', '.join(groups[w])) for w in sorted(groups, key=_group_rank)]
     return f"Against {against}, {reference} " + '; '.join(parts) + '.'
 
 # %% ../nbs/22_verdict.ipynb #cbfdac7f
@@ -764,6 +832,38 @@ def paired_rows(
     x, y = (per_seed[per_seed.row == r].set_index('seed')[column] for r in (a, b))
     return paired_difference(x, y, who=b, ref=a, seeds=sorted(set(x.index) & set(y.index)))
 
+# %% ../nbs/22_verdict.ipynb #ef08b56d
+def _runner_up_parts(
+    per_seed: pd.DataFrame,  # `per_seed_scores` with runner-up rows
+    keys: pd.DataFrame,  # its rows' keys (`_keys`)
+    runners: list,  # the runner-up rows
+) -> list:
+    "Each runner-up's Avg. (mean ± se), beside its method's recipe's where the recipe has a row."
+    recipe = {m: r for r, m in keys[keys.role == 'recipe'].method.items()}
+    avg = per_seed.groupby('row', sort=False)['Avg.']
+    text = lambda r: pm(avg.mean()[r], avg.sem()[r], 1)
+    base = [recipe.get(keys.loc[r, 'method']) for r in runners]
+    return [f"{r}: {text(r)} Avg." + (f" against the recipe's {text(b)}" if b else '')
+            for r, b in zip(runners, base)]
+
+# %% ../nbs/22_verdict.ipynb #cbde518d
+def _runner_up_against(
+    per_seed: pd.DataFrame,  # `per_seed_scores` with runner-up rows
+    comparisons: pd.DataFrame,  # the reference against every other row
+    mine: str,  # the reference's runner-up row
+) -> str:
+    "The reference's runner-up against the closest assessed baseline, paired; '' without one."
+    c = _family(comparisons[comparisons.column == 'Avg.']) if len(comparisons) else comparisons
+    c = c[c.assessed.astype(bool)] if len(c) else c
+    if not len(c):
+        return ''
+    closest = c.loc[c['mean'].idxmin()]
+    d = paired_rows(per_seed, mine, closest.row)
+    return (
+        f" {mine} against {closest.row}, over the {d['n']} seeds both have: {lead_text(d)}, "
+        f"{verdict_word(d)}; the recipe has {lead_text(closest)}."
+    )
+
 # %% ../nbs/22_verdict.ipynb #6e0dbb30
 def runner_up_sentence(
     per_seed: pd.DataFrame,  # `per_seed_scores` with runner-up rows (`fresh_verdict`)
@@ -775,25 +875,11 @@ def runner_up_sentence(
     runners = keys.index[keys.role == 'runner-up'].tolist()
     if not runners:
         return 'No runner-up has fresh-seed runs yet.'
-    recipe = {m: r for r, m in keys[keys.role == 'recipe'].method.items()}
-    avg, parts = per_seed.groupby('row', sort=False)['Avg.'], []
-    for r in runners:
-        base = recipe.get(keys.loc[r, 'method'])
-        parts.append(f"{r}: {pm(avg.mean()[r], avg.sem()[r], 1)} Avg." + (
-            f" against the recipe's {pm(avg.mean()[base], avg.sem()[base], 1)}" if base else ''))
+    parts = _runner_up_parts(per_seed, keys, runners)
     out = "Runner-ups in their recipes' place: " + '; '.join(parts) + '.'
     ours = keys.loc[reference, 'method'] if reference in keys.index else None
     mine = [r for r in runners if keys.loc[r, 'method'] == ours]
-    c = _family(comparisons[comparisons.column == 'Avg.']) if len(comparisons) else comparisons
-    c = c[c.assessed.astype(bool)] if len(c) else c
-    if mine and len(c):
-        closest = c.loc[c['mean'].idxmin()]
-        d = paired_rows(per_seed, mine[0], closest.row)
-        out += (
-            f" {mine[0]} against {closest.row}, over the {d['n']} seeds both have: {lead_text(d)}, "
-            f"{verdict_word(d)}; the recipe has {lead_text(closest)}."
-        )
-    return out
+    return out + (_runner_up_against(per_seed, comparisons, mine[0]) if mine else '')
 
 # %% ../nbs/22_verdict.ipynb #f26e505c
 def smallest_lead(
@@ -814,10 +900,10 @@ def smallest_lead(
     pairs = [d for d in pairs if d['n'] > 0]
     return min(pairs, key=lambda d: d['mean']) if pairs else {}
 
-# %% ../nbs/22_verdict.ipynb #405560eb
+# %% ../nbs/22_verdict.ipynb #c8f8c0c8
 _COLOURS = {'survives': '#1f4e9a', 'not after': '#7fa7d9', 'no': '#9a9a9a', 'trails': '#c0392b'}
 
-
+# %% ../nbs/22_verdict.ipynb #405560eb
 def _colour(c) -> str:
     "The bar's colour for a comparison `c`, from its verdict."
     w = verdict_word(c)
@@ -825,20 +911,32 @@ def _colour(c) -> str:
         return _COLOURS['trails' if 'trails' in w else 'no']
     return _COLOURS['survives' if 'survives' in w else 'not after']
 
+# %% ../nbs/22_verdict.ipynb #2e1da7ad
+def _forest_row(
+    ax,  # the severity's axis
+    y: int,  # the row's place, 0 on top
+    r: dict,  # its comparison (a `paired_comparisons` row)
+    per_seed: pd.DataFrame,  # `per_seed_scores`
+    reference: str,  # the reference row
+    column: str,  # the score compared
+):
+    "Row `r` of the forest at `y`: the seeds' differences, the 95% interval, the mean."
+    d = per_seed[per_seed.row == reference].set_index('seed')[column]
+    o = per_seed[per_seed.row == r['row']].set_index('seed')[column]
+    diff = (d - o).dropna()
+    ax.scatter(diff, y + np.linspace(-0.22, 0.22, len(diff)), s=7, color='0.55', lw=0, zorder=2)
+    if r['assessed']:
+        bar = dict(lw=5, color=_colour(r), alpha=0.85, zorder=1, solid_capstyle='butt')
+        ax.plot([r['ci_low'], r['ci_high']], [y, y], **bar)
+    tick = 'black' if r['assessed'] else '0.4'
+    ax.plot([r['mean']] * 2, [y - 0.3, y + 0.3], color=tick, lw=1.5, zorder=3)
+
 # %% ../nbs/22_verdict.ipynb #40a3320f
 def _forest(ax, per_seed, c, reference: str, column: str):
     "One severity's forest on `ax`: intervals, means, seeds' dots; on the right, seeds higher."
     rows = c.sort_values('mean').to_dict('records')  # the closest on top (y inverted below)
     for y, r in enumerate(rows):
-        d = per_seed[per_seed.row == reference].set_index('seed')[column]
-        o = per_seed[per_seed.row == r['row']].set_index('seed')[column]
-        diff = (d - o).dropna()
-        ax.scatter(diff, y + np.linspace(-0.22, 0.22, len(diff)), s=7, color='0.55', lw=0, zorder=2)
-        if r['assessed']:
-            bar = dict(lw=5, color=_colour(r), alpha=0.85, zorder=1, solid_capstyle='butt')
-            ax.plot([r['ci_low'], r['ci_high']], [y, y], **bar)
-        tick = 'black' if r['assessed'] else '0.4'
-        ax.plot([r['mean']] * 2, [y - 0.3, y + 0.3], color=tick, lw=1.5, zorder=3)
+        _forest_row(ax, y, r, per_seed, reference, column)
     ax.axvline(0, color='black', lw=0.8, ls='--', zorder=0)
     ax.set_yticks(range(len(rows)), [r['row'] for r in rows], fontsize=9)
     ax.set_ylim(len(rows) - 0.5, -0.5)
@@ -849,6 +947,37 @@ def _forest(ax, per_seed, c, reference: str, column: str):
     ax.tick_params(axis='x', labelsize=8)
     ax.grid(axis='x', color='0.9', lw=0.6)
 
+# %% ../nbs/22_verdict.ipynb #1cd745f0
+def _panels(
+    fv: dict,  # `fresh_verdict`: protocol -> (per-seed scores, table, comparisons)
+    column: str,  # the score drawn
+    roles,  # the rows drawn, by role
+) -> list:
+    "(protocol, per-seed scores, comparisons on `column` of rows in `roles`) per severity drawn."
+    panels = []
+    for p, (ps, _, c) in fv.items():
+        c = c[(c.column == column) & c.role.isin(roles)] if len(c) else c
+        if len(c):
+            panels.append((p, ps, c))
+    return panels
+
+# %% ../nbs/22_verdict.ipynb #6ac7ef69
+def _verdict_key(
+    fig,  # the verdict's figure
+    reference: str,  # the reference row, e.g. 'PRISM'
+):
+    "The key below the panels, the verdicts' colours and a seed's dot, and the right-hand note."
+    from matplotlib.lines import Line2D
+
+    keys = [('survives', "leads, survives Holm"), ('not after', 'leads, not after Holm'),
+            ('no', 'no detectable difference'), ('trails', 'trails')]
+    marks = [Line2D([], [], color=_COLOURS[k], lw=5) for k, _ in keys]
+    marks.append(Line2D([], [], color='0.55', marker='o', ls='', ms=3))
+    fig.legend(marks, [t for _, t in keys] + ['one seed'], loc='lower center', ncol=5, fontsize=8,
+               frameon=False, handlelength=1.5)
+    note = f'right: seeds where {reference} is higher'
+    fig.text(0.99, 0.995, note, ha='right', va='top', fontsize=8)
+
 # %% ../nbs/22_verdict.ipynb #cf003c25
 def verdict_figure(
     fv: dict,  # `fresh_verdict`: protocol -> (per-seed scores, table, comparisons)
@@ -858,13 +987,8 @@ def verdict_figure(
 ):
     "Per severity: reference minus each baseline, paired 95% intervals, seeds' dots, seeds higher."
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
 
-    panels = []
-    for p, (ps, _, c) in fv.items():
-        c = c[(c.column == column) & c.role.isin(roles)] if len(c) else c
-        if len(c):
-            panels.append((p, ps, c))
+    panels = _panels(fv, column, roles)
     if not panels:
         raise ValueError(f"no comparison of {reference} on {column} to draw")
     tall = max(len(c) for _, _, c in panels)
@@ -873,16 +997,28 @@ def verdict_figure(
         _forest(ax, ps, c, reference, column)
         ax.set_title(PROTOCOL_NAMES.get(p, p).capitalize(), fontsize=10)
         ax.set_xlabel(f'{reference} − baseline, {column} (points)', fontsize=9)
-    keys = [('survives', "leads, survives Holm"), ('not after', 'leads, not after Holm'),
-            ('no', 'no detectable difference'), ('trails', 'trails')]
-    marks = [Line2D([], [], color=_COLOURS[k], lw=5) for k, _ in keys]
-    marks.append(Line2D([], [], color='0.55', marker='o', ls='', ms=3))
-    fig.legend(marks, [t for _, t in keys] + ['one seed'], loc='lower center', ncol=5, fontsize=8,
-               frameon=False, handlelength=1.5)
-    note = f'right: seeds where {reference} is higher'
-    fig.text(0.99, 0.995, note, ha='right', va='top', fontsize=8)
+    _verdict_key(fig, reference)
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     return fig
+
+# %% ../nbs/22_verdict.ipynb #64412e24
+def _early_part(
+    ps: pd.DataFrame,  # one severity's `per_seed_scores`
+    where: str,  # the severity in words
+    reference: str,  # the row counted
+    column: str,  # the score given for the flagged seeds
+) -> str | None:
+    "At one severity: how many of the reference's seeds are flagged, which, what they score."
+    ours = ps[ps.row == reference]
+    if not len(ours):
+        return None
+    e = early_stops(ours, column).loc[reference]
+    flagged = [f for f in e['flagged seeds'].split('; ') if f]
+    if not flagged:
+        return f"at {where}, none of {e.seeds} seeds"
+    low, rest = e[f'{column} flagged'], e[f'{column} the rest']
+    return (f"at {where}, {len(flagged)} of {e.seeds} seeds (seed {'; seed '.join(flagged)}; "
+            f"{column} {low:.1f} against {rest:.1f} for the rest)")
 
 # %% ../nbs/22_verdict.ipynb #323430f8
 def early_sentence(
@@ -891,19 +1027,9 @@ def early_sentence(
     column: str = 'Avg.',
 ) -> str:
     "How often the reference keeps an early model (or validates far below its median), in words."
-    parts = []
-    for p, (ps, _, _) in fv.items():
-        ours = ps[ps.row == reference]
-        if not len(ours):
-            continue
-        e = early_stops(ours, column).loc[reference]
-        flagged, where = [f for f in e['flagged seeds'].split('; ') if f], PROTOCOL_NAMES.get(p, p)
-        low, rest = e[f'{column} flagged'], e[f'{column} the rest']
-        parts.append(
-            f"at {where}, none of {e.seeds} seeds" if not flagged else
-            f"at {where}, {len(flagged)} of {e.seeds} seeds (seed {'; seed '.join(flagged)}; "
-            f"{column} {low:.1f} against {rest:.1f} for the rest)"
-        )
+    parts = [_early_part(ps, PROTOCOL_NAMES.get(p, p), reference, column)
+             for p, (ps, _, _) in fv.items()]
+    parts = [x for x in parts if x]
     if not parts:
         return f'No fresh-seed runs of {reference} yet.'
     return (
