@@ -142,7 +142,7 @@ def test_the_package_metadata_names_no_placeholder(tmp_path):
     assert 'github.com/prism-nb' not in info and 'users.noreply.github.com' not in info
 
 
-STUDY_PAGES = ['18_paper_severity', '20_tuning', '21_bunching']  # 21a_mend and 22_verdict: theirs to join
+STUDY_PAGES = ['18_paper_severity', '20_tuning', '21_bunching', '21a_mend', '22_verdict']
 TEST_CALL = re.compile(r'^\s*assert\b|\btest_(?:eq|ne|fail|close|is|warns|stdout|eq_type)\(', re.M)
 
 
