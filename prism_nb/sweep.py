@@ -139,6 +139,17 @@ def _split_command(cmd: str, path_dirs: str = '') -> tuple:
     }
     return env, words[n:]
 
+# %% ../nbs/08_sweep.ipynb #3851dec8
+# ipykernel's line at the start of a kernel whose TCP connection has no CurveZMQ keys
+_TCP_NOTICE = re.compile(
+    r'\[IPKernelApp\] WARNING \| Kernel is running over TCP without encryption\.[^\n]*\n?'
+)
+
+
+def _without_tcp_notice(err: str) -> str:
+    "`err` without ipykernel's notice that its kernel's local TCP connection is unencrypted."
+    return _TCP_NOTICE.sub('', err)
+
 # %% ../nbs/08_sweep.ipynb #fc1b1d1a
 def run_command(
     cmd: str,  # `NAME=value ... program args`, quoted for a POSIX shell (as `sweep_commands`)
@@ -152,7 +163,7 @@ def run_command(
     res = subprocess.run(
         argv, cwd=cwd, capture_output=True, text=True, env=env, preexec_fn=_die_with_parent()
     )
-    return res.returncode, (res.stderr or '')[-3000:]
+    return res.returncode, _without_tcp_notice(res.stderr or '')[-3000:]
 
 # %% ../nbs/08_sweep.ipynb #7c41c73a
 def _sorted_records(
