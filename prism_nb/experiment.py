@@ -15,7 +15,7 @@ from .core import (
     loaded_entry_points, PluginError, sha256_file)
 from .engine import check_device, deterministic_mode, progress_line, _in_kernel
 from .config import (
-    check_bool, check_threads, check_writable, checkpoint_path, default_checkpoints_dir,
+    check_bool, check_threads, check_writable, default_checkpoints_dir,
     make_config, notebook_request, record_path, task_of)
 from .checkpoints import CHECKPOINT_MAX_BYTES, checkpoint_file, save_checkpoint
 from .records import DamagedRecordError, Record, acquire_run_lock, check_record, read_record
@@ -197,10 +197,21 @@ def _checkpoint_field(ckpt: Path, digest: str, ck_root: Path, results_dir) -> di
         sha256=digest,
     )
 
+# %% ../nbs/07d_experiment.ipynb #98e43b39
+def _model_path(
+    path: Path,  # the run's record path: `record_path(cfg, results_dir)`
+    results_dir: Path,  # the results folder it lies in
+    ck_root: Path,  # the checkpoints folder
+    run_uid: str,  # the run (its first 12 characters tag the file)
+) -> Path:
+    "Where the run's model is saved: `checkpoint_path` of its config, from its record path."
+    rel = Path(path).relative_to(results_dir)
+    return Path(ck_root) / rel.parent / f'{rel.stem}_{run_uid[:12]}.pt'
+
 # %% ../nbs/07d_experiment.ipynb #5b985202
 def _train_and_record(
     cfg: dict,
-    path: Path,  # the record's path, named in a warning
+    path: Path,  # the record's path: the model's place, and named in a warning
     results_dir: Path,
     ck_root: Path,  # the checkpoints folder
     device: torch.device,
@@ -219,7 +230,7 @@ def _train_and_record(
         results = task.evaluate(algo, data, cfg)
         collapse = collapse_fields(algo, data.val)
     _warn_collapsed(path, collapse)
-    ckpt = checkpoint_path(cfg, results_dir, ck_root, run_uid)
+    ckpt = _model_path(path, results_dir, ck_root, run_uid)
     digest = save_checkpoint(ckpt, algo, cfg, data.info, run_uid, plugins)
     score_key = 'val_acc' if task.score is None else 'val_score'
     record = dict(
