@@ -150,13 +150,13 @@ def _mend_word(
     loss: float,  # the mend's loss from Random to First/Last/Mid
     paper: float,  # the paper's PRISM's loss (`_paper_prism_loss`)
 ) -> str:
-    "The rule's word: narrows/closes/widens the gap, within 2 se; no se: not assessed."
+    "The rule's word: narrows/closes/widens the gap, within 2 standard errors; no se: not assessed."
     m, se = d
     if se is None:  # a row of one seed: no standard error to judge by
         return 'not assessed (fewer than 2 seeds: no standard error)'
     if m > 2 * se:
         return 'closes the gap' if loss <= paper else 'narrows the gap'
-    return 'widens the gap' if m < -2 * se else 'within 2 se'
+    return 'widens the gap' if m < -2 * se else 'within 2 standard errors'
 
 # %% ../nbs/21a_mend.ipynb #7ac80ec4
 def _seed_text(seeds) -> str:
@@ -481,7 +481,7 @@ def _burst_word(
         return 'not assessed (fewer than 2 seeds: no standard error)'
     if m > 2 * se:
         return 'mend higher'
-    return 'mend lower' if m < -2 * se else 'within 2 se'
+    return 'mend lower' if m < -2 * se else 'within 2 standard errors'
 
 # %% ../nbs/21a_mend.ipynb #2ce6e0b8
 def _burst_row(
