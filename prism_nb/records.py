@@ -17,8 +17,8 @@ from .paths import Layers
 # %% auto #0
 __all__ = ['SCORE_FIELDS', 'PER_CLASS_TOLERANCE', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME',
            'DamagedRecordError', 'check_record', 'check_evaluation_record', 'Record', 'is_record_file', 'record_files',
-           'record_json', 'read_record', 'read_records', 'write_record', 'RunInProgress', 'lock_path',
-           'acquire_run_lock']
+           'record_json', 'read_record', 'StaleEvaluationError', 'scored_run_fault', 'check_scored_run', 'read_records',
+           'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
 
 # %% ../nbs/07a_records.ipynb #c208d656
 class DamagedRecordError(ValueError):
@@ -660,24 +660,66 @@ def _plugins_named(path) -> tuple:
     named += [f"{e.get('dist')} (installed)" for e in eps or [] if isinstance(e, dict)]
     return tuple(str(s) for s in named) or ('<unknown>',)
 
+# %% ../nbs/07a_records.ipynb #8accbaab
+class StaleEvaluationError(DamagedRecordError):
+    "An evaluation record that scored another model than the run its training record holds."
+
+# %% ../nbs/07a_records.ipynb #0123e99d
+def scored_run_fault(
+    rec: dict,  # an evaluation record, checked (`check_evaluation_record`)
+    path,  # the file it was read from: <results>/<kind>/<file>
+) -> str:
+    "Why evaluation `rec` does not score the run its training record holds ('' if it does)."
+    train = record_path(rec['config'], Path(path).absolute().parents[1])
+    if not train.exists():  # nothing to compare with (a fixture, a folder of evaluations alone)
+        return ''
+    uid, held = rec['source'].get('run_uid'), read_record(train).get('run_uid')
+    if uid == held:
+        return ''
+    return (f"evaluation record {path} scored run {uid!r}, but its training record {train} holds "
+            f"run {held!r}: the model was retrained or replaced after it was scored, so these "
+            "results describe a model no record here holds; score the training record's model "
+            "again")
+
+# %% ../nbs/07a_records.ipynb #093b3837
+def check_scored_run(
+    rec: dict,  # an evaluation record, checked (`check_evaluation_record`)
+    path,  # the file it was read from
+) -> dict:
+    "`rec` if it scores the run its training record holds; StaleEvaluationError naming both files."
+    if why := scored_run_fault(rec, path):
+        raise StaleEvaluationError(why)
+    return rec
+
+# %% ../nbs/07a_records.ipynb #8c44196a
+def _note_stale(faults: list):
+    "One line per evaluation record left out for scoring another model (`scored_run_fault`)."
+    for why in faults:
+        if why not in _NOTED:
+            _NOTED.add(why)
+            print(f"left out: {why}")
+
 # %% ../nbs/07a_records.ipynb #bb5985ef
 def read_records(
     folder,  # a folder of records (missing: none), or `Layers` (each run's first record kept)
     pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
 ) -> list:
-    "Every record in `folder` (`record_files`), checked; DamagedRecordError if two claim one run."
+    "Every record in `folder`, checked; evaluations of other models left out; a run twice refused."
     if isinstance(folder, Layers):
         return _read_layers(folder, pattern)
     folder = Path(folder)
     if not folder.exists():
         return []
-    out, seen, left_out = [], {}, {}
+    out, seen, left_out, stale = [], {}, {}, []
     for p in record_files(folder, pattern):
         try:
             rec = read_record(p)
         except PluginError:
             plugins = _plugins_named(p)
             left_out[plugins] = left_out.get(plugins, 0) + 1
+            continue
+        if 'kind' in rec and (why := scored_run_fault(rec, p)):
+            stale.append(why)  # an evaluation of another model than its training record's
             continue
         key = _run_key(rec)
         if key in seen:
@@ -688,6 +730,7 @@ def read_records(
         seen[key] = p
         out.append(rec)
     _note_left_out(folder, left_out)
+    _note_stale(stale)
     return out
 
 # %% ../nbs/07a_records.ipynb #9bfab261

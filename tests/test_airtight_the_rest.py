@@ -459,3 +459,61 @@ def test_a_task_stem_too_long_of_its_own_still_names_the_task(tmp_path):
     with TASKS.temporary('longstem', long_stem):
         raised(lambda: make_config(dataset='longstem'), ConfigError, 'task longstem', "record_stem", '70 characters')
 
+
+# --- 9. an evaluation record scores the run its training record holds (case 3 of the rest) -------
+
+from prism_nb import records as records_module
+
+
+def with_training_record(tmp_path, rel: str, edit=lambda r: None) -> tuple:
+    "The committed evaluation record `rel` (after `edit`) and the training record it names, in tmp_path/results."
+    path = edited(tmp_path, rel, edit)
+    rec = json.loads(path.read_text())
+    train = RESULTS / rec['config']['experiment'] / rec['source']['path']
+    dst = tmp_path / 'results' / rec['config']['experiment'] / rec['source']['path']
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(train, dst)
+    return path, dst
+
+
+def scores_its_run(rel: str):
+    "An edit giving an evaluation record the run_uid of the committed training record it names."
+    rec = json.loads((RESULTS / rel).read_text())
+    uid = json.loads((RESULTS / rec['config']['experiment'] / rec['source']['path']).read_text())['run_uid']
+    return lambda r: r['source'].update(run_uid=uid)
+
+
+def test_a_knob_record_of_a_retrained_model_is_left_out_of_knob_frame_naming_both_files(tmp_path, capsys):
+    "The committed knob records name runs their training records do not hold (the models were retrained)."
+    from prism_nb.paper_severity import knob_frame
+    path, train = with_training_record(tmp_path, KNOBS)
+    assert len(knob_frame(tmp_path / 'results')) == 0
+    said = capsys.readouterr().out
+    assert str(path) in said and str(train) in said and 'retrained or replaced' in said, said
+    raised(lambda: records_module.check_scored_run(read_record(path), path), records_module.StaleEvaluationError,
+           str(path), str(train), json.loads(path.read_text())['source']['run_uid'], json.loads(train.read_text())['run_uid'])
+    read_record(path)  # the file alone keeps the contract: the ledger still counts what it cost
+
+
+def test_a_knob_record_of_its_training_record_s_model_is_read(tmp_path, capsys):
+    from prism_nb.paper_severity import knob_frame
+    path, _ = with_training_record(tmp_path, KNOBS, scores_its_run(KNOBS))
+    assert len(knob_frame(tmp_path / 'results')) > 0 and 'left out' not in capsys.readouterr().out
+    records_module.check_scored_run(read_record(path), path)
+
+
+@pytest.mark.parametrize('rel', [BURSTS, KNOBS])
+def test_an_evaluation_whose_training_record_names_another_run_is_left_out_of_every_table(tmp_path, capsys, rel):
+    path, train = with_training_record(tmp_path, rel, lambda r: r['source'].update(run_uid='0' * 32))
+    assert records_module.read_records(path.parent) == []
+    said = capsys.readouterr().out
+    assert str(path) in said and str(train) in said and "'00000000000000000000000000000000'" in said, said
+    raised(lambda: records_module.check_scored_run(read_record(path), path), DamagedRecordError, str(path), str(train))
+
+
+def test_an_evaluation_without_its_training_record_has_nothing_to_compare_and_is_read(tmp_path):
+    "A folder of evaluations alone (a fixture, 14_analysis's toy records) is read as it is."
+    path, train = with_training_record(tmp_path, BURSTS, lambda r: r['source'].update(run_uid='0' * 32))
+    assert records_module.read_records(path.parent) == []
+    train.unlink()
+    assert len(records_module.read_records(path.parent)) == 1
