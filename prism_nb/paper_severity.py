@@ -71,7 +71,7 @@ def knob_curves(algo, cfg: dict, design: dict = KNOB_DESIGN) -> dict:
 def knob_frame(results_dir=None) -> pd.DataFrame:
     "Long table of the knob records: method, seed, condition, knob, value, accuracy, random."
     rows = []
-    for r in read_records(results_root(results_dir) / 'harc_knobs'):
+    for r in read_records(results_root(results_dir) / 'harc_knobs', retrained=True):
         if r['design'] != KNOB_DESIGN:
             continue
         c, res = r['config'], r['results']

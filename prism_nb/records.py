@@ -677,9 +677,7 @@ def scored_run_fault(
     if uid == held:
         return ''
     return (f"evaluation record {path} scored run {uid!r}, but its training record {train} holds "
-            f"run {held!r}: the model was retrained or replaced after it was scored, so these "
-            "results describe a model no record here holds; score the training record's model "
-            "again")
+            f"run {held!r}: the model was retrained or replaced after it was scored")
 
 # %% ../nbs/07a_records.ipynb #093b3837
 def check_scored_run(
@@ -688,25 +686,36 @@ def check_scored_run(
 ) -> dict:
     "`rec` if it scores the run its training record holds; StaleEvaluationError naming both files."
     if why := scored_run_fault(rec, path):
-        raise StaleEvaluationError(why)
+        raise StaleEvaluationError(f'{why}, so these results describe a model no record here '
+                                   "holds; score the training record's model again")
     return rec
 
 # %% ../nbs/07a_records.ipynb #8c44196a
-def _note_stale(faults: list):
-    "One line per evaluation record left out for scoring another model (`scored_run_fault`)."
-    for why in faults:
+def _note_stale(
+    folder: Path,  # the folder read
+    faults: list,  # (file, `scored_run_fault`'s reason) of each such record
+    kept: bool = False,  # the reader keeps them (`read_records(..., retrained=True)`)
+):
+    "Evaluations of another model than their training record's: a line each left out, one line if kept."
+    if kept and faults and (str(folder), 'retrained') not in _NOTED:
+        _NOTED.add((str(folder), 'retrained'))
+        print(f"{len(faults)} evaluation record(s) under {folder.name}/ score models retrained from their "
+              f"training records' configs (run ids differ), kept as this reader allows: "
+              + ', '.join(p.name for p, _ in faults))
+    for _, why in faults if not kept else []:
         if why not in _NOTED:
             _NOTED.add(why)
-            print(f"left out: {why}")
+            print(f"left out: {why}; score the training record's model again")
 
 # %% ../nbs/07a_records.ipynb #bb5985ef
 def read_records(
     folder,  # a folder of records (missing: none), or `Layers` (each run's first record kept)
     pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
+    retrained: bool = False,  # keep evaluations of a model retrained from their training record's config
 ) -> list:
-    "Every record in `folder`, checked; evaluations of other models left out; a run twice refused."
+    "Every record in `folder`, checked; evaluations of other models left out (or kept); a run twice refused."
     if isinstance(folder, Layers):
-        return _read_layers(folder, pattern)
+        return _read_layers(folder, pattern, retrained)
     folder = Path(folder)
     if not folder.exists():
         return []
@@ -719,8 +728,9 @@ def read_records(
             left_out[plugins] = left_out.get(plugins, 0) + 1
             continue
         if 'kind' in rec and (why := scored_run_fault(rec, p)):
-            stale.append(why)  # an evaluation of another model than its training record's
-            continue
+            stale.append((p, why))  # an evaluation of another model than its training record's
+            if not retrained:
+                continue
         key = _run_key(rec)
         if key in seen:
             raise DamagedRecordError(
@@ -730,7 +740,7 @@ def read_records(
         seen[key] = p
         out.append(rec)
     _note_left_out(folder, left_out)
-    _note_stale(stale)
+    _note_stale(folder, stale, kept=retrained)
     return out
 
 # %% ../nbs/07a_records.ipynb #9bfab261
@@ -786,12 +796,13 @@ def acquire_run_lock(path: Path, wait: bool = False) -> FileLock:
 def _read_layers(
     layers: Layers,
     pattern: str = '*.json',
+    retrained: bool = False,  # as `read_records`
 ) -> list:
     "Each layer's records, a run's record from the first layer holding it; one line on repeats."
     out, seen = [], set()
     for layer in layers:
         repeats = 0
-        for rec in read_records(layer, pattern):
+        for rec in read_records(layer, pattern, retrained):
             key = _run_key(rec)
             if key in seen:
                 repeats += 1

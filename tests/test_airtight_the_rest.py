@@ -483,11 +483,14 @@ def scores_its_run(rel: str):
     return lambda r: r['source'].update(run_uid=uid)
 
 
-def test_a_knob_record_of_a_retrained_model_is_left_out_of_knob_frame_naming_both_files(tmp_path, capsys):
-    "The committed knob records name runs their training records do not hold (the models were retrained)."
+def test_a_knob_record_of_a_retrained_model_is_kept_by_knob_frame_and_said(tmp_path, capsys):
+    "The knob study scores retrained models on purpose: knob_frame keeps them and says so; other readers do not."
     from prism_nb.paper_severity import knob_frame
     path, train = with_training_record(tmp_path, KNOBS)
-    assert len(knob_frame(tmp_path / 'results')) == 0
+    assert len(knob_frame(tmp_path / 'results')) > 0
+    said = capsys.readouterr().out
+    assert 'retrained' in said and path.name in said and 'left out' not in said, said
+    assert records_module.read_records(path.parent) == []  # a reader that does not allow it leaves it out
     said = capsys.readouterr().out
     assert str(path) in said and str(train) in said and 'retrained or replaced' in said, said
     raised(lambda: records_module.check_scored_run(read_record(path), path), records_module.StaleEvaluationError,
