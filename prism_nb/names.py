@@ -53,11 +53,10 @@ def _readings(text: str) -> set:
     s = unicodedata.normalize('NFKC', text)
     return {_uts39_skeleton(v).casefold() for v in (s, s.upper(), s.casefold())}
 
-
+# %% ../nbs/00e_names.ipynb #f8bcb4f1
 def _skeleton(name: str) -> frozenset:
     "What a name may be read as: its `_readings`, without '-' and '_'."
     return frozenset(r.replace('-', '').replace('_', '') for r in _readings(name))
-
 
 # %% ../nbs/00e_names.ipynb #fc45099c
 def _why_not(name: str, slash: bool) -> str:
@@ -146,9 +145,10 @@ def check_display_name(
 
 # %% ../nbs/00e_names.ipynb #c7b8f0cf
 def _is_package(module: str) -> bool:
+    "Whether `module` is the package or one of its modules, by name alone."
     return module == 'prism_nb' or module.startswith('prism_nb.')
 
-
+# %% ../nbs/00e_names.ipynb #eeffe362
 def _package_importing() -> bool:
     "Whether the innermost module body on the stack is one of the package's, as it is imported."
     f = sys._getframe(1)
