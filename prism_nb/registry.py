@@ -31,7 +31,7 @@ def is_registered(
         load_plugins()
     return name in registry
 
-
+# %% ../nbs/00f_registry.ipynb #8ce9efa4
 @contextlib.contextmanager
 def reading_data():
     "A block reading files as data (records): a name no registry has imports no plugin package."
@@ -40,7 +40,6 @@ def reading_data():
         yield
     finally:
         _READING_DATA.reset(token)
-
 
 # %% ../nbs/00f_registry.ipynb #c30b28e6
 class UnknownName(ConfigError, KeyError):
@@ -59,7 +58,7 @@ def _identity(obj) -> str:
     f = getattr(obj, 'func', obj)  # a functools.partial names its function
     return getattr(f, '__qualname__', None) or type(f).__qualname__
 
-
+# %% ../nbs/00f_registry.ipynb #8d3e4650
 def _caller(obj, depth: int) -> str:
     "The module defining a class or function; for anything else, the module `depth` frames up."
     if (
@@ -223,7 +222,7 @@ def displays(self: Registry):
     "Name -> the name tables show, for every entry (a live read-only view)."
     return MappingProxyType(self._display)
 
-
+# %% ../nbs/00f_registry.ipynb #81f653a7
 @patch
 def display(self: Registry, name) -> str:
     "The name tables show for the entry `name`."
