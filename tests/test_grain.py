@@ -10,12 +10,11 @@ import pytest
 
 NBS = Path(__file__).resolve().parent.parent / 'nbs'
 MAX_LINES = 40
-# Split to the grain. Still being split by others (issue 62, part 2): 21a_mend, 22_verdict, 23_protocol; add each
-# here once it is done.
+# Split to the grain. Still being split (issue 62, part 3): 00e, 00f, 07*, 17-19; add each here once it is done.
 FINISHED = ['00b_files', '00d_plugins', '01_data', '02_sampling', '03_backbones', '04_algorithms', '05_prism',
             '06_engine', '07ca_training', '07d_experiment', '08_sweep', '09_clinical', '10_pam', '11_report',
             '11a_artefacts', '11b_ledger', '11c_diagnostics', '12_realworld', '13_bench', '14_analysis', '15_probes',
-            '16_sensitivity', '20_tuning', '21_bunching']
+            '16_sensitivity', '20_tuning', '21_bunching', '21a_mend', '22_verdict', '23_protocol']
 
 
 def exported_cells(path: Path) -> list:
