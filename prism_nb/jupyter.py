@@ -105,7 +105,7 @@ def _clean_model(path: str, model: dict, contents_manager=None, **kwargs):
         elif str2bool(cfg.get('jupyter_hooks', 'False')):  # a first save: no file to trust yet
             nbdev_clean_nb(model['content'])
 
-
+# %% ../nbs/19_jupyter.ipynb #d74058ae
 def clean_jupyter(path: str, model: dict, contents_manager=None, **kwargs):
     "Pre-save hook: `_clean_model` on a copy of `model`; a model it cannot clean is left unchanged."
     if not isinstance(model, dict) or model.get('type') != 'notebook':
