@@ -250,9 +250,11 @@ def _change(a, b) -> tuple:
 
 # %% ../nbs/21_bunching.ipynb #9a1ee8af
 def _part_word(d: tuple) -> str:
-    "lower/higher/level: First/Last/Mid without the part, from its change `d` = (mean, se)."
+    "lower/higher/no detectable difference: First/Last/Mid without the part, from its change `d` = (mean, se)."
     m, se = d
-    return 'lower' if m < -2 * se else 'higher' if m > 2 * se else 'level (within 2 se)'
+    if abs(m) <= 2 * se:
+        return 'no detectable difference (within 2 standard errors)'
+    return 'lower' if m < 0 else 'higher'
 
 # %% ../nbs/21_bunching.ipynb #2ea53c50
 def _part_row(a: pd.DataFrame, prism: pd.DataFrame) -> dict:
@@ -546,8 +548,10 @@ def _h2_word(m: float, se: float | None) -> str:
     if se is None:
         return 'too few models'
     if m > 2 * se:
-        return 'supported: rises by more than 2 se'
-    return 'refuted: falls by more than 2 se' if m < -2 * se else 'refuted: within 2 se'
+        return 'supported: rises by more than 2 standard errors'
+    if m < -2 * se:
+        return 'refuted: falls by more than 2 standard errors'
+    return 'refuted: within 2 standard errors'
 
 # %% ../nbs/21_bunching.ipynb #150552c9
 def branch_verdict(

@@ -696,12 +696,13 @@ def _note_stale(
     faults: list,  # (file, `scored_run_fault`'s reason) of each such record
     kept: bool = False,  # the reader keeps them (`read_records(..., retrained=True)`)
 ):
-    "Evaluations of another model than their training record's: a line each left out, one line if kept."
+    "Evaluations of another model than their training record's: a line each left out, one if kept."
     if kept and faults and (str(folder), 'retrained') not in _NOTED:
         _NOTED.add((str(folder), 'retrained'))
-        print(f"{len(faults)} evaluation record(s) under {folder.name}/ score models retrained from their "
-              f"training records' configs (run ids differ), kept as this reader allows: "
-              + ', '.join(p.name for p, _ in faults))
+        names = ', '.join(p.name for p, _ in faults)
+        print(f"{len(faults)} evaluation record(s) under {folder.name}/ score models retrained "
+              f"from their training records' configs (run ids differ), kept as this reader "
+              f"allows: {names}")
     for _, why in faults if not kept else []:
         if why not in _NOTED:
             _NOTED.add(why)
@@ -711,9 +712,9 @@ def _note_stale(
 def read_records(
     folder,  # a folder of records (missing: none), or `Layers` (each run's first record kept)
     pattern: str = '*.json',  # e.g. '**/*.json' for subfolders too
-    retrained: bool = False,  # keep evaluations of a model retrained from their training record's config
+    retrained: bool = False,  # keep evaluations of models retrained from their records' configs
 ) -> list:
-    "Every record in `folder`, checked; evaluations of other models left out (or kept); a run twice refused."
+    "Every record in `folder`, checked; evaluations of other models left out; a run twice refused."
     if isinstance(folder, Layers):
         return _read_layers(folder, pattern, retrained)
     folder = Path(folder)
