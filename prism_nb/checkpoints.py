@@ -24,12 +24,12 @@ CHECKPOINT_MAX_BYTES = 2 << 30  # the largest model file a record may name
 class DamagedCheckpointError(ValueError):
     "A checkpoint that cannot be read, or does not belong to its record."
 
-# %% ../nbs/07b_checkpoints.ipynb #615f6848
-def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugins=()) -> str:
-    "Save the trained weights and what rebuilding the model needs; returns the file's sha256."
+# %% ../nbs/07b_checkpoints.ipynb #e5388c45
+def _checkpoint_payload(algo, cfg: dict, info: dict, run_uid: str, plugins=()) -> dict:
+    "The weights of `algo` and what rebuilding it needs, as plain data."
     sizes = {k: info[k] for k in ('n_features', 'seq_len', 'n_classes', 'n_domains')}
     state = {k: v.detach().cpu() for k, v in algo.state_dict().items()}
-    payload = dict(
+    return dict(
         format=1,
         id=config_id(cfg),
         run_uid=run_uid,
@@ -38,6 +38,11 @@ def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugi
         state_dict=state,
         plugins=list(plugins),
     )
+
+# %% ../nbs/07b_checkpoints.ipynb #615f6848
+def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugins=()) -> str:
+    "Save the trained weights and what rebuilding the model needs; returns the file's sha256."
+    payload = _checkpoint_payload(algo, cfg, info, run_uid, plugins)
     try:
         atomic_write(path, lambda tmp: torch.save(payload, tmp), suffix='.pt')
     except (
@@ -51,6 +56,21 @@ def save_checkpoint(path: Path, algo, cfg: dict, info: dict, run_uid: str, plugi
         ) from e
     return sha256_file(path)
 
+# %% ../nbs/07b_checkpoints.ipynb #a4448253
+def _read_weights(
+    f,  # a binary file open on a checkpoint
+    name,  # the file's name, for the error
+) -> dict:
+    "The contents of an open checkpoint file, read as weights only; DamagedCheckpointError if unreadable."
+    try:
+        return torch.load(f, map_location='cpu', weights_only=True)
+    except Exception as e:
+        first = (str(e).splitlines() or [''])[0][:200]
+        raise DamagedCheckpointError(
+            f"checkpoint {name} cannot be read ({type(e).__name__}: {first}): "
+            "rerun its config with force=True, or evaluate with retrain=True"
+        ) from None
+
 # %% ../nbs/07b_checkpoints.ipynb #668f51e7
 def load_checkpoint(
     path,  # a checkpoint file, or a binary file open on one
@@ -60,14 +80,7 @@ def load_checkpoint(
     if isinstance(path, (str, os.PathLike)):
         with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
             return load_checkpoint(f, path)
-    try:
-        return torch.load(path, map_location='cpu', weights_only=True)
-    except Exception as e:
-        first = (str(e).splitlines() or [''])[0][:200]
-        raise DamagedCheckpointError(
-            f"checkpoint {name} cannot be read ({type(e).__name__}: {first}): "
-            "rerun its config with force=True, or evaluate with retrain=True"
-        ) from None
+    return _read_weights(path, name)
 
 # %% ../nbs/07b_checkpoints.ipynb #ce4983a8
 def checkpoints_root(
@@ -88,6 +101,18 @@ def checkpoints_root(
     # results/checkpoints on another disk; `checkpoint_file` keeps each file inside it
     return Path(results_dir) / _confined_dir(ck['dir'], rec_file)
 
+# %% ../nbs/07b_checkpoints.ipynb #207c2c7d
+def _kept_inside(
+    root: Path,  # the record's checkpoints folder
+    rel,  # the checkpoint's path relative to it, as the record names it
+    rec_file=None,  # the record's file, for the error
+) -> Path:
+    "`root / rel`, once it is known not to leave `root` (links resolved); else the record is damaged."
+    path = root / rel
+    if not path.resolve().is_relative_to(root.resolve()):
+        _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
+    return path
+
 # %% ../nbs/07b_checkpoints.ipynb #2c23dd42
 def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | None:
     "Where the record's checkpoint is (None if it names none), confined to its checkpoints folder."
@@ -98,7 +123,4 @@ def checkpoint_file(rec: dict, rec_file=None, checkpoints_dir=None) -> Path | No
     root = checkpoints_root(rec, rec_file, checkpoints_dir)
     if root is None:
         return None
-    path = root / rel
-    if not path.resolve().is_relative_to(root.resolve()):
-        _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")
-    return path
+    return _kept_inside(root, rel, rec_file)
