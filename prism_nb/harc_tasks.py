@@ -232,7 +232,7 @@ def oracle_share(
     share[idx[: round(n * ORACLE_FRACTION)]] = True
     return share
 
-
+# %% ../nbs/07f_harc_tasks.ipynb #0dec5322
 def evaluate_harc_tuned(algo, data: TaskData, cfg: dict) -> dict:
     "`evaluate_harc` on both protocols; `split_metrics`: accuracy on the oracle share, the rest."
     out = evaluate_harc(algo, data, cfg)
