@@ -37,7 +37,7 @@ HARC_DEFAULTS = dict(
     train_condition='Random',
 )
 
-
+# %% ../nbs/07c_harc.ipynb #3575f801
 def subset_windows(x: ISMTS, n: int | None, seed: int) -> ISMTS:
     "`n` of the windows of `x` (all when `n` is None or larger), drawn from `seed`, in their order."
     if n is None or n >= len(x):
@@ -82,18 +82,26 @@ def harc_test_conditions(cfg: dict) -> list:
     tc, conds = cfg.get('train_condition', 'Random'), list(task_of(cfg).conditions)
     return conds + ([tc] if tc not in conds else [])
 
+# %% ../nbs/07c_harc.ipynb #5c2de56b
+def _check_every_class(
+    test: ISMTS,  # a run's test windows
+    cfg: dict,  # the run's config, for the error
+):
+    "ConfigError unless `test` holds every HAR class (a `max_windows` subset may leave one out)."
+    absent = [HAR_CLASSES[k] for k in range(len(HAR_CLASSES)) if not bool((test.y == k).any())]
+    if absent:
+        raise ConfigError(
+            f"max_windows={cfg['max_windows']} draws a test subset (seed {cfg['seed']}) "
+            f"without {absent}: "
+            "per-class accuracy needs every class; raise max_windows"
+        )
+
 # %% ../nbs/07c_harc.ipynb #c15ec064
 def load_harc_data(cfg: dict) -> TaskData:
     "HAR-C for one config: source windows under the training condition, a test set per condition."
     seed, rate, tc = cfg['seed'], cfg['rate'], cfg.get('train_condition', 'Random')
     train, val, test, splits = harc_splits(seed, cfg['source'], cfg['channels'], cfg['max_windows'])
-    absent = [HAR_CLASSES[k] for k in range(len(HAR_CLASSES)) if not bool((test.y == k).any())]
-    if absent:
-        raise ConfigError(
-            f"max_windows={cfg['max_windows']} draws a test subset (seed {seed}) "
-            f"without {absent}: "
-            "per-class accuracy needs every class; raise max_windows"
-        )
+    _check_every_class(test, cfg)
     return TaskData(
         train=observe(train, tc, rate, derive_seed(seed, 'masks', 'train')),
         val=observe(val, tc, rate, derive_seed(seed, 'masks', 'val')),
@@ -150,6 +158,32 @@ def _check_harc_channels(ch):
         twice = sorted({s for s in ch if ch.count(s) > 1})
         raise ConfigError(f"channels lists {twice} more than once ({ch!r}): name each signal once")
 
+# %% ../nbs/07c_harc.ipynb #0da695d2
+def _check_max_windows(cfg: dict):
+    "`cfg['max_windows']` in place: None, or a whole number no smaller than the number of classes."
+    if cfg['max_windows'] is not None:
+        try:
+            cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], len(HAR_CLASSES))
+        except ConfigError as e:
+            raise ConfigError(
+                f"{e}: fewer windows than the {len(HAR_CLASSES)} classes leave a class "
+                "out of the test set, and its per-class accuracy undefined"
+            ) from None
+
+# %% ../nbs/07c_harc.ipynb #981354c6
+def _check_budgets(
+    cfg: dict,  # a HAR-C-style config, its `rate` checked
+    n_channels: int,  # the channels its windows have
+):
+    "ConfigError naming the first test condition of `cfg` that cannot draw its masks at its `rate`."
+    for c in harc_test_conditions(cfg):
+        why = _budget_error(CONDITIONS[c], c, cfg['rate'], n_channels)
+        if why:
+            raise ConfigError(
+                f"rate {cfg['rate']}: condition {c} cannot draw its masks at this budget "
+                f"({why}); lower the rate"
+            )
+
 # %% ../nbs/07c_harc.ipynb #2bbd3462
 def check_harc(cfg: dict):
     "HAR-C's own parameters: source, channels, rate, max_windows."
@@ -162,25 +196,12 @@ def check_harc(cfg: dict):
         budget_steps(128, cfg['rate'])
     except ValueError as e:
         raise ConfigError(f"rate: {e}") from None
-    if cfg['max_windows'] is not None:
-        try:
-            cfg['max_windows'] = check_int('max_windows', cfg['max_windows'], len(HAR_CLASSES))
-        except ConfigError as e:
-            raise ConfigError(
-                f"{e}: fewer windows than the {len(HAR_CLASSES)} classes leave a class "
-                "out of the test set, and its per-class accuracy undefined"
-            ) from None
+    _check_max_windows(cfg)
     tc = cfg.get('train_condition', 'Random')
     check_condition(tc, 'train_condition')
     n_channels = len(CHANNEL_SETS[ch]) if isinstance(ch, str) else len(ch)
     # a condition that cannot draw its masks fails now, not after loading
-    for c in harc_test_conditions(cfg):
-        why = _budget_error(CONDITIONS[c], c, cfg['rate'], n_channels)
-        if why:
-            raise ConfigError(
-                f"rate {cfg['rate']}: condition {c} cannot draw its masks at this budget "
-                f"({why}); lower the rate"
-            )
+    _check_budgets(cfg, n_channels)
     if tc == 'Random':
         # the default leaves the config, so the ids of Random-trained runs never change
         cfg.pop('train_condition', None)
@@ -199,7 +220,7 @@ def harc_record_stem(cfg: dict) -> tuple:
         f"_{cfg['backbone']}{on}_s{cfg['seed']}",
     )
 
-
+# %% ../nbs/07c_harc.ipynb #beb1a853
 HARC = register_task(
     Task(
         name='harc',
