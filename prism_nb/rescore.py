@@ -21,6 +21,24 @@ from .experiment import build_algorithm, run
 # %% auto #0
 __all__ = ['record_plugins', 'load_model', 'condition_test_set', 'check_masks', 'score_sets', 'evaluate']
 
+# %% ../nbs/07e_rescore.ipynb #7687971a
+def _load_named_plugins(
+    named: list,  # the plugins a record or checkpoint names
+    where: str,  # the record or checkpoint, for the error
+) -> list:
+    "Import the plugins `named` (modules, absolute paths); PluginError if one is a relative path."
+    relative = [p for p in named if p.endswith('.py') or '/' in p or os.sep in p]
+    relative = [p for p in relative if not Path(p).is_absolute()]
+    if relative:  # resolved against the current folder, it could import anyone's file
+        raise PluginError(
+            f"{where} names plugin file(s) {relative} by a relative path; plugins='record' "
+            "imports only module names and absolute paths: pass plugins=[...] yourself"
+        )
+    new = missing_plugins(named)
+    if new:
+        print(f"plugins='record': importing {new}, as {where} names them", file=sys.stderr)
+    return load_plugins(named)
+
 # %% ../nbs/07e_rescore.ipynb #08d3ee78
 def record_plugins(
     named: list,  # the plugins a record or checkpoint names
@@ -29,17 +47,7 @@ def record_plugins(
 ) -> list:
     "Load the plugins the caller chose; PluginError naming unloaded ones `named` if it chose none."
     if isinstance(plugins, str) and plugins.strip() == 'record':
-        relative = [p for p in named if p.endswith('.py') or '/' in p or os.sep in p]
-        relative = [p for p in relative if not Path(p).is_absolute()]
-        if relative:  # resolved against the current folder, it could import anyone's file
-            raise PluginError(
-                f"{where} names plugin file(s) {relative} by a relative path; plugins='record' "
-                "imports only module names and absolute paths: pass plugins=[...] yourself"
-            )
-        new = missing_plugins(named)
-        if new:
-            print(f"plugins='record': importing {new}, as {where} names them", file=sys.stderr)
-        return load_plugins(named)
+        return _load_named_plugins(named, where)
     chosen = load_plugins(plugins)
     missing = missing_plugins(named)
     if missing and not chosen:
@@ -51,41 +59,67 @@ def record_plugins(
         )
     return chosen or list(named)
 
+# %% ../nbs/07e_rescore.ipynb #98b16bf8
+def _check_sha256(
+    f,  # a binary file open on a checkpoint
+    sha256: str,  # the sha256 its record names
+    path,  # the checkpoint's path, for the error
+):
+    "DamagedCheckpointError unless the open checkpoint `f` hashes to its record's `sha256`."
+    if sha256_file(f) != sha256:
+        raise DamagedCheckpointError(
+            f"checkpoint {path} does not match its record (sha256 differs): "
+            "it was "
+            "altered, or belongs to another run of this config; "
+            "rerun with retrain=True"
+        )
+
 # %% ../nbs/07e_rescore.ipynb #13541b54
 def _read_checkpoint(path, sha256: str | None = None) -> dict:
     "A checkpoint read once from a bounded regular file, its sha256 checked first when given."
     with open_regular(path, CHECKPOINT_MAX_BYTES, 'checkpoint', DamagedCheckpointError) as f:
         if sha256 is not None:
-            if sha256_file(f) != sha256:
-                raise DamagedCheckpointError(
-                    f"checkpoint {path} does not match its record (sha256 differs): "
-                    "it was "
-                    "altered, or belongs to another run of this config; "
-                    "rerun with retrain=True"
-                )
+            _check_sha256(f, sha256, path)
             f.seek(0)
         return load_checkpoint(f, path)
 
-# %% ../nbs/07e_rescore.ipynb #412cfce2
-def _no_checkpoint(rec: dict, path) -> str:
-    "Why a record's model cannot be loaded, and the way out."
-    cfg, ck = rec['config'], rec.get('checkpoint')
+# %% ../nbs/07e_rescore.ipynb #235af0e8
+def _why_no_checkpoint(
+    ck: dict | None,  # the record's `checkpoint` field
+    path,  # where the record's checkpoint should be (`checkpoint_file`), None if outside
+) -> str:
+    "The reason a record has no checkpoint to load, with what to pass instead, as ': ...'."
     if not ck:
-        why = ": the record predates saved models"
-    elif path is None:
-        why = (
+        return ": the record predates saved models"
+    if path is None:
+        return (
             ": its checkpoints folder lay outside the results folder at training time, "
             "and a record "
             "never points out of it: pass checkpoints_dir="
         )
-    else:
-        why = (f": {path} is missing (copy the results folder's checkpoints/ too, "
-               "or pass checkpoints_dir=)")
+    return (f": {path} is missing (copy the results folder's checkpoints/ too, "
+            "or pass checkpoints_dir=)")
+
+# %% ../nbs/07e_rescore.ipynb #412cfce2
+def _no_checkpoint(rec: dict, path) -> str:
+    "Why a record's model cannot be loaded, and the way out."
+    cfg = rec['config']
     return (
         f"no checkpoint for the record of {cfg['method']} seed {cfg['seed']} "
-        f"(id {rec.get('id')}){why}; "
+        f"(id {rec.get('id')}){_why_no_checkpoint(rec.get('checkpoint'), path)}; "
         "retrain=True reruns the config and saves one"
     )
+
+# %% ../nbs/07e_rescore.ipynb #00366008
+def _record_file(
+    rec_file: Path,  # a record's .json file
+    plugins,  # the caller's choice of code (`record_plugins`)
+) -> tuple:
+    "(record, its file, plugins a rerun needs) of a record's file."
+    raw = record_json(rec_file)
+    named = _plugin_field(raw if isinstance(raw, dict) else {}, rec_file)
+    again = record_plugins(named, plugins, f"record {rec_file}")
+    return Record(check_record(raw, rec_file), rec_file), rec_file, again
 
 # %% ../nbs/07e_rescore.ipynb #dcacdd7e
 def _source_record(source, plugins) -> tuple:
@@ -96,32 +130,64 @@ def _source_record(source, plugins) -> tuple:
         again = record_plugins(_plugin_field(source, rec_file), plugins, where)
         return check_record(source), rec_file, again
     if Path(source).suffix == '.json':
-        rec_file = Path(source)
-        raw = record_json(rec_file)
-        named = _plugin_field(raw if isinstance(raw, dict) else {}, rec_file)
-        again = record_plugins(named, plugins, f"record {rec_file}")
-        return Record(check_record(raw, rec_file), rec_file), rec_file, again
+        return _record_file(Path(source), plugins)
     return None, None, None
+
+# %% ../nbs/07e_rescore.ipynb #3755f07f
+def _retrain(
+    rec: dict,  # a record whose checkpoint is missing
+    rec_file,  # its file (None: under ./results)
+    checkpoints_dir,  # where checkpoints go; None: the results folder's
+    again,  # the plugins the rerun needs
+) -> tuple:
+    "(the rerun's record, its checkpoint path): `rec`'s config run again into its results folder."
+    cfg = rec['config']
+    results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
+    rec = run(
+        cfg,
+        results_dir=results_dir,
+        checkpoints_dir=checkpoints_dir,
+        force=True,
+        progress=False,
+        plugins=again,
+    )
+    return rec, checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
 
 # %% ../nbs/07e_rescore.ipynb #11ff7c50
 def _record_checkpoint(rec, rec_file, checkpoints_dir, retrain: bool, again) -> tuple:
     "(record, checkpoint path, checkpoint) of `rec`; a rerun's record if `retrain` remade it."
-    cfg = rec['config']
     path = checkpoint_file(rec, rec_file, checkpoints_dir)
     if path is None or not path.exists():
         if not retrain:
             raise FileNotFoundError(_no_checkpoint(rec, path))
-        results_dir = results_dir_of(rec_file, cfg) if rec_file else Path('results')
-        rec = run(
-            cfg,
-            results_dir=results_dir,
-            checkpoints_dir=checkpoints_dir,
-            force=True,
-            progress=False,
-            plugins=again,
-        )
-        path = checkpoint_file(rec, record_path(cfg, results_dir), checkpoints_dir)
+        rec, path = _retrain(rec, rec_file, checkpoints_dir, again)
     return rec, path, _read_checkpoint(path, rec['checkpoint']['sha256'])
+
+# %% ../nbs/07e_rescore.ipynb #348f8eb5
+def _check_model(
+    ck,  # what the checkpoint file held
+    path,  # the checkpoint's path, for the error
+    rec: dict | None,  # the record it should belong to (None: a checkpoint given by path)
+):
+    "DamagedCheckpointError unless `ck` is a prism_nb model, and `rec`'s run's when `rec` is given."
+    if not isinstance(ck, dict) or not {'config', 'sizes', 'state_dict', 'run_uid'} <= set(ck):
+        raise DamagedCheckpointError(
+            f"checkpoint {path} is not a prism_nb model "
+            "(it lacks config, sizes, state_dict or run_uid)"
+        )
+    if rec is not None and ck['run_uid'] != rec['run_uid']:
+        raise DamagedCheckpointError(f"checkpoint {path} belongs to another run of this config")
+
+# %% ../nbs/07e_rescore.ipynb #37c4920d
+def _checkpoint_at(
+    path: Path,  # a checkpoint's .pt file
+    plugins,  # the caller's choice of code (`record_plugins`)
+):
+    "What the checkpoint at `path` holds, the plugins it names loaded as `plugins` allows."
+    ck = _read_checkpoint(path)
+    if isinstance(ck, dict):
+        record_plugins(_plugin_field(ck, path), plugins, f"checkpoint {path}")
+    return ck
 
 # %% ../nbs/07e_rescore.ipynb #b01a66f5
 def load_model(
@@ -137,27 +203,16 @@ def load_model(
     if rec is not None:
         rec, path, ck = _record_checkpoint(rec, rec_file, checkpoints_dir, retrain, again)
     else:
-        path = Path(source)
-        ck = _read_checkpoint(path)
-        if isinstance(ck, dict):
-            record_plugins(_plugin_field(ck, path), plugins, f"checkpoint {path}")
-    if not isinstance(ck, dict) or not {'config', 'sizes', 'state_dict', 'run_uid'} <= set(ck):
-        raise DamagedCheckpointError(
-            f"checkpoint {path} is not a prism_nb model "
-            "(it lacks config, sizes, state_dict or run_uid)"
-        )
-    if rec is not None and ck['run_uid'] != rec['run_uid']:
-        raise DamagedCheckpointError(f"checkpoint {path} belongs to another run of this config")
+        path, ck = Path(source), _checkpoint_at(Path(source), plugins)
+    _check_model(ck, path, rec)
     cfg = ck['config']
     algo = build_algorithm(cfg, ck['sizes']).for_inference()
     algo.load_state_dict(ck['state_dict'])
     return algo.to(device).eval(), cfg
 
-# %% ../nbs/07e_rescore.ipynb #7c54cafe
-def condition_test_set(
-    cfg: dict, condition: str, rate: float | None = None, masks: torch.Tensor | None = None
-) -> ISMTS:
-    "The run's test windows under `condition` at `rate` (default: the run's), or under `masks`."
+# %% ../nbs/07e_rescore.ipynb #42b71b21
+def _test_windows(cfg: dict) -> ISMTS:
+    "The test windows of `cfg`'s run, as its task gives them; ValueError if it gives none."
     task = task_of(cfg)
     if task.test_windows is None:
         raise ValueError(
@@ -165,17 +220,32 @@ def condition_test_set(
             "(cfg -> ISMTS, masked by what the data observes) to evaluate on "
             "sampling conditions (nbs/17_build_on_it.ipynb shows one)"
         )
-    x = task.test_windows(cfg)
+    return task.test_windows(cfg)
+
+# %% ../nbs/07e_rescore.ipynb #3d3bf9cc
+def _under_masks(
+    x: ISMTS,  # the run's test windows
+    masks: torch.Tensor,  # explicit test masks, shaped like `x`
+) -> ISMTS:
+    "`x` observed where `masks` and the data both observe; ValueError for masks of another shape."
+    check_masks(masks)
+    if tuple(masks.shape) != tuple(x.shape):
+        raise ValueError(
+            f"masks must be {tuple(x.shape)} (the test windows), got {tuple(masks.shape)}"
+        )
+    return x.with_mask(masks.to(x.v.dtype) * x.m)  # never a cell the data lacks
+
+# %% ../nbs/07e_rescore.ipynb #7c54cafe
+def condition_test_set(
+    cfg: dict, condition: str, rate: float | None = None, masks: torch.Tensor | None = None
+) -> ISMTS:
+    "The run's test windows under `condition` at `rate` (default: the run's), or under `masks`."
+    x = _test_windows(cfg)
     if masks is not None:
-        check_masks(masks)
-        if tuple(masks.shape) != tuple(x.shape):
-            raise ValueError(
-                f"masks must be {tuple(x.shape)} (the test windows), got {tuple(masks.shape)}"
-            )
-        return x.with_mask(masks.to(x.v.dtype) * x.m)  # never a cell the data lacks
+        return _under_masks(x, masks)
     if rate is None and 'rate' not in cfg:
         raise ValueError(
-            f"task {task.name} has no `rate` config key: pass rate= (the observation budget)"
+            f"task {task_of(cfg).name} has no `rate` config key: pass rate= (the observation budget)"
         )
     rate = cfg['rate'] if rate is None else check_real('rate', rate, 0, 1, lo_open=True)
     return observe_tests(x, [condition], rate, cfg['seed'])[condition]
@@ -210,6 +280,18 @@ def score_sets(
             out['predictions'][name] = pred
     return out
 
+# %% ../nbs/07e_rescore.ipynb #9b22db0e
+def _test_sets(
+    cfg: dict,  # the saved model's config
+    conditions=None,  # sampling condition names; None: the task's
+    rate: float | None = None,  # observation budget; None: the run's
+    masks: torch.Tensor | None = None,  # explicit test masks: one set, 'custom'
+) -> dict:
+    "Name -> test set of `cfg`'s run: 'custom' under `masks`, else one per condition."
+    if masks is not None:
+        return {'custom': condition_test_set(cfg, None, masks=masks)}
+    return {c: condition_test_set(cfg, c, rate) for c in (conditions or task_of(cfg).conditions)}
+
 # %% ../nbs/07e_rescore.ipynb #b5a9ea63
 def evaluate(
     source,  # a record dict, a record .json path or a checkpoint .pt path
@@ -229,9 +311,4 @@ def evaluate(
     task = task_of(cfg)
     if conditions is None and masks is None and rate is None:
         return task.evaluate(algo, task.load(cfg), cfg)
-    sets = (
-        {'custom': condition_test_set(cfg, None, masks=masks)}
-        if masks is not None
-        else {c: condition_test_set(cfg, c, rate) for c in (conditions or task.conditions)}
-    )
-    return score_sets(algo, sets, predictions)
+    return score_sets(algo, _test_sets(cfg, conditions, rate, masks), predictions)
