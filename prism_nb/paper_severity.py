@@ -48,17 +48,22 @@ def knob_masks(
         knob_condition(condition, value)(n, L, D, steps, g), steps, f'{condition} at {value:g}'
     )
 
+# %% ../nbs/18_paper_severity.ipynb #026fab7c
+def _random_accuracy(
+    algo,  # a saved model, loaded
+    x,  # its run's test windows
+    cfg: dict,  # its run's config
+) -> float:
+    "Accuracy (%) of `algo` on `x` under the masks of the run's own Random test set."
+    seed = derive_seed(cfg['seed'], 'masks', 'test', 'Random')
+    return accuracy(algo, observe(x, 'Random', cfg['rate'], seed))
+
 # %% ../nbs/18_paper_severity.ipynb #a3aeeaf0
 def knob_curves(algo, cfg: dict, design: dict = KNOB_DESIGN) -> dict:
     "Accuracy (%) under Random and at each knob value: {'Random': acc, condition: {value: acc}}."
     x = task_of(cfg).test_windows(cfg)
     n, L, D = x.shape
-    out = {
-        'Random': accuracy(
-            algo,
-            observe(x, 'Random', cfg['rate'], derive_seed(cfg['seed'], 'masks', 'test', 'Random')),
-        )
-    }
+    out = {'Random': _random_accuracy(algo, x, cfg)}
     for cond, grid in design['knobs'].items():
         seed = derive_seed(cfg['seed'], 'masks', 'test', cond)
         out[cond] = {
@@ -67,29 +72,32 @@ def knob_curves(algo, cfg: dict, design: dict = KNOB_DESIGN) -> dict:
         }
     return out
 
+# %% ../nbs/18_paper_severity.ipynb #6c80e346
+def _knob_rows(r: dict) -> list:
+    "One knob record's rows: method, seed, condition, knob, value, accuracy, random."
+    c, res = r['config'], r['results']
+    return [
+        dict(
+            method=c['method'],
+            seed=c['seed'],
+            condition=cond,
+            knob=SEVERITY_KNOBS[cond][0],
+            value=float(v),
+            accuracy=a,
+            random=res['Random'],
+        )
+        for cond, curve in res.items()
+        if cond != 'Random'
+        for v, a in curve.items()
+    ]
+
 # %% ../nbs/18_paper_severity.ipynb #b77365e1
 def knob_frame(results_dir=None) -> pd.DataFrame:
     "Long table of the knob records: method, seed, condition, knob, value, accuracy, random."
     rows = []
     for r in read_records(results_root(results_dir) / 'harc_knobs', retrained=True):
-        if r['design'] != KNOB_DESIGN:
-            continue
-        c, res = r['config'], r['results']
-        for cond, curve in res.items():
-            if cond == 'Random':
-                continue
-            rows += [
-                dict(
-                    method=c['method'],
-                    seed=c['seed'],
-                    condition=cond,
-                    knob=SEVERITY_KNOBS[cond][0],
-                    value=float(v),
-                    accuracy=a,
-                    random=res['Random'],
-                )
-                for v, a in curve.items()
-            ]
+        if r['design'] == KNOB_DESIGN:
+            rows += _knob_rows(r)
     return pd.DataFrame(
         rows, columns=['method', 'seed', 'condition', 'knob', 'value', 'accuracy', 'random']
     )
@@ -126,6 +134,27 @@ def freeze_knob(knob: str, value: float) -> float:
     "The value as frozen in `PAPER_SEVERITY`: two significant digits for a skew, else two decimals."
     return float(f'{value:.2g}') if knob == 'skew' else round(value, 2)
 
+# %% ../nbs/18_paper_severity.ipynb #f58946cd
+def _calibrated(
+    g: pd.DataFrame,  # one condition's rows of a knob frame, with their relative `drop`
+    cond: str,  # the condition
+    target: float,  # the relative drop to meet
+) -> dict:
+    "The condition's calibration row: knob, target, drops at the grid's ends, value, frozen form."
+    knob, _, grid = SEVERITY_KNOBS[cond]
+    curve = g.groupby('value')['drop'].mean().reindex(grid)
+    value, reached = knob_value(grid, curve.values, target, log=knob == 'skew')
+    return dict(
+        condition=cond,
+        knob=knob,
+        target=target,
+        mild=curve.iloc[0],
+        strongest=curve.iloc[-1],
+        value=value,
+        reached=reached,
+        frozen=freeze_knob(knob, value),
+    )
+
 # %% ../nbs/18_paper_severity.ipynb #d5e9d5fe
 def calibrate(
     frame: pd.DataFrame,  # `knob_frame`
@@ -137,24 +166,11 @@ def calibrate(
     f = frame[(frame.method == method) & frame.seed.isin(list(seeds))]
     f = f.assign(drop=relative_drop(f.random, f.accuracy))
     rows = []
-    for cond, (knob, _, grid) in SEVERITY_KNOBS.items():
+    for cond in SEVERITY_KNOBS:
         g = f[f.condition == cond]
         if g.seed.nunique() < len(seeds):
             continue  # calibrated on every seed of the rule or not at all
-        curve = g.groupby('value')['drop'].mean().reindex(grid)
-        value, reached = knob_value(grid, curve.values, targets[cond], log=knob == 'skew')
-        rows.append(
-            dict(
-                condition=cond,
-                knob=knob,
-                target=targets[cond],
-                mild=curve.iloc[0],
-                strongest=curve.iloc[-1],
-                value=value,
-                reached=reached,
-                frozen=freeze_knob(knob, value),
-            )
-        )
+        rows.append(_calibrated(g, cond, targets[cond]))
     return pd.DataFrame(
         rows,
         columns=['condition', 'knob', 'target', 'mild', 'strongest', 'value', 'reached', 'frozen'],
@@ -238,6 +254,14 @@ def plot_knob_curves(
     _legend_of_all(fig, axes)
     return fig
 
+# %% ../nbs/18_paper_severity.ipynb #495a165b
+def _paper_harc_rows() -> set:
+    "The rows of the paper's tab:harc; none when the paper's tables are not here."
+    try:
+        return set(reported('tab:harc').row)
+    except FileNotFoundError:
+        return set()
+
 # %% ../nbs/18_paper_severity.ipynb #7f9268cb
 PS_COLUMNS = {name: c for c, name in PAPER_SEVERITY_NAMES.items()}  # 'Desync-P' -> 'Desync'
 PS_TABLE_COLUMNS = ['Random', 'Regular', *PAPER_SEVERITY, 'Avg.']
@@ -250,10 +274,7 @@ def severity_matched_table(
     paper_rows: dict | None = None,  # our row -> the paper's (None: rows present in the paper)
 ) -> tuple:
     "(table, twin by the paper or None, records): `harc_ps` records per row, mean ± se over seeds."
-    try:
-        in_paper = set(reported('tab:harc').row)
-    except FileNotFoundError:
-        in_paper = set()
+    in_paper = _paper_harc_rows()
     return harc_result_table(
         rows,
         seeds,
@@ -348,6 +369,24 @@ def _first_last_mid(ps: pd.DataFrame, paper_means: pd.DataFrame, prism: str) -> 
     }
     return pd.DataFrame(flm).T
 
+# %% ../nbs/18_paper_severity.ipynb #b7090f8e
+def _in_all(
+    row: str,  # a table row (a method)
+    ours: dict,  # protocol -> our per-row means
+    paper_means: pd.DataFrame,  # the paper's per-row means
+) -> bool:
+    "Whether `row` is in the paper's table and in ours under both protocols."
+    return row in paper_means.index and all(row in m.index for m in ours.values())
+
+# %% ../nbs/18_paper_severity.ipynb #52b62b18
+def _held_out_rows(
+    ours: dict,  # protocol -> our per-row means
+    paper_means: pd.DataFrame,  # the paper's per-row means
+    calibrated=('ERM',),  # rows the knob values were calibrated on
+) -> list:
+    "The paper's rows, in its order, not calibrated on and present in ours under both protocols."
+    return [r for r in paper_means.index if r not in calibrated and _in_all(r, ours, paper_means)]
+
 # %% ../nbs/18_paper_severity.ipynb #b70ef189
 def severity_verdict(
     ps: pd.DataFrame,  # `severity_matched_table` records (paper column names)
@@ -364,20 +403,11 @@ def severity_verdict(
         'today': today.groupby('row')[cols].mean(),
         'paper severity': ps.groupby('row')[cols].mean(),
     }
-    held = [
-        r
-        for r in pm_.index
-        if r not in calibrated and r in ours['today'].index and r in ours['paper severity'].index
-    ]
-    gap = _drop_gaps(ours, pm_, held)
-    base = [
-        b
-        for b in baselines
-        if b in ours['paper severity'].index and b in ours['today'].index and b in pm_.index
-    ]
+    held = _held_out_rows(ours, pm_, calibrated)
+    base = [b for b in baselines if _in_all(b, ours, pm_)]
     return dict(
         held_out=held,
-        gap=gap,
+        gap=_drop_gaps(ours, pm_, held),
         order=_order_agreement(ours, pm_, base),
         n_baselines=len(base),
         lead=_prism_lead(ps, base, prism),
