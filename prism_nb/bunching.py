@@ -250,7 +250,7 @@ def _change(a, b) -> tuple:
 
 # %% ../nbs/21_bunching.ipynb #9a1ee8af
 def _part_word(d: tuple) -> str:
-    "lower/higher/no detectable difference: First/Last/Mid without the part, from its change `d` = (mean, se)."
+    "lower, higher or no detectable difference: First/Last/Mid without the part."
     m, se = d
     if abs(m) <= 2 * se:
         return 'no detectable difference (within 2 standard errors)'

@@ -13,7 +13,7 @@ from .algorithms import ALGORITHMS, method_names
 from .analysis import evaluation_path, evaluation_record
 from .core import results_root
 from .config import check_seeds, make_config, record_path
-from .records import read_record
+from .records import _note_stale, read_record, scored_run_fault
 from .sampling import register_condition
 from .prism import PRISM_VARIANT_NAMES, PRISM_VARIANTS
 from .report import pm, reported
@@ -442,14 +442,18 @@ def _burst_rows(
     seeds: list,  # the seeds read
     root,  # the results folder
 ) -> list:
-    "`burst_frame`'s rows of `row`: per seed with a burst record, each condition's acc and worst."
+    "`burst_frame`'s rows of `row`: per seed whose model has a burst record, acc and worst."
     out = []
     for s in seeds:
         src = record_path(cfg_of(s), root)
         ev = evaluation_path(src, 'harc_bursts', BURST_DESIGN) if src.exists() else None
         if ev is None or not ev.exists():
             continue
-        for c, sc in read_record(ev)['results'].items():
+        rec = read_record(ev)
+        if why := scored_run_fault(rec, ev):  # a model retrained since it was scored
+            _note_stale(ev.parent, [(ev, why)])
+            continue
+        for c, sc in rec['results'].items():
             worst = min(sc['per_class'])
             out.append(dict(row=row, seed=s, condition=c, acc=sc['acc'], worst=worst))
     return out

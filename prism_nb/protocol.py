@@ -26,8 +26,8 @@ from .verdict import recipe_choice, recipe_configs, recipe_runs, verdict
 # %% auto #0
 __all__ = ['QUICK', 'PROTOCOL_DRAWS', 'PROTOCOL_SIZES', 'ProtocolSize', 'protocol_size', 'protocol_configs', 'search_frame',
            'protocol_folder', 'ProtocolBusy', 'protocol_lock', 'ProtocolError', 'check_stage', 'typical_epochs',
-           'probe_cost', 'run_seconds', 'measured_seconds', 'ProtocolPlan', 'protocol_plan', 'heartbeat', 'placed_runs',
-           'placement_provenance', 'leaderboard', 'run_protocol', 'executor_from', 'prism_protocol',
+           'probe_cost', 'run_seconds', 'measured_seconds', 'ProtocolPlan', 'protocol_plan', 'hours_left', 'heartbeat',
+           'placed_runs', 'placement_provenance', 'leaderboard', 'run_protocol', 'executor_from', 'prism_protocol',
            'prism_leaderboard']
 
 # %% ../nbs/23_protocol.ipynb #e86df4db
@@ -314,6 +314,18 @@ def protocol_plan(
     stages = {'search': (len(search), left(search)), 'fresh seeds': (len(fresh), left(fresh))}
     return ProtocolPlan(method, size, root, workers, stages, per_run, basis)
 
+# %% ../nbs/23_protocol.ipynb #fc6a7174
+def hours_left(
+    left: int,  # runs without a record
+    finished: int,  # runs recorded since the stage started
+    elapsed: float,  # seconds since the stage started
+    plan: ProtocolPlan,
+) -> tuple:
+    "(hours, basis): at this stage's own pace once a run has finished, else by the plan."
+    if finished:
+        return left * elapsed / finished / 3600, 'at the pace so far'
+    return left * plan.seconds_per_run / plan.workers / 3600, 'by the plan'
+
 # %% ../nbs/23_protocol.ipynb #17920815
 class heartbeat:
     "Context manager: a line every `every` seconds on a stage's progress, until the block ends."
@@ -325,19 +337,23 @@ class heartbeat:
         self.every, self.say, self._stop = every, say, threading.Event()
 
     def line(self, elapsed: float) -> str:
-        "'search: 3/33 runs recorded, 12 min in, about 1.4 h left'."
-        done = sum(record_path(c, self.root).exists() for c in self.cfgs)
-        left = (len(self.cfgs) - done) * self.plan.seconds_per_run / self.plan.workers / 3600
+        "'search: 3/33 runs recorded, 12 min in, about 1.4 h left at the pace so far'."
+        done = self._recorded()
+        hours, basis = hours_left(len(self.cfgs) - done, done - self._at_start, elapsed, self.plan)
         return (
             f"{self.stage}: {done}/{len(self.cfgs)} runs recorded, {elapsed / 60:.0f} min in, "
-            f"about {left:.1f} h left"
+            f"about {hours:.1f} h left {basis}"
         )
+
+    def _recorded(self) -> int:
+        return sum(record_path(c, self.root).exists() for c in self.cfgs)
 
     def _beat(self, t0):
         while not self._stop.wait(self.every):
             self.say(self.line(time.time() - t0), flush=True)
 
     def __enter__(self):
+        self._at_start = self._recorded()  # a resumed stage's earlier runs do not set the pace
         self._thread = threading.Thread(target=self._beat, args=(time.time(),), daemon=True)
         self._thread.start()
         return self
@@ -411,13 +427,13 @@ def placement_provenance(
 
 # %% ../nbs/23_protocol.ipynb #05d35d88
 def _against(per_seed: pd.DataFrame, ref: str, row: str) -> dict:
-    "`ref` minus `row` on Avg., paired on their common seeds; the interval and test where assessed."
+    "`row` minus `ref` on Avg., paired on their common seeds; the interval and test where assessed."
     from prism_nb.verdict import paired_rows
 
-    d = paired_rows(per_seed, ref, row)
+    d = paired_rows(per_seed, ref, row)  # ref minus row: turned round, a better row reads +
     return {
-        'difference': f"{d['mean']:+.1f}" if d['n'] else 'no common seed',
-        '95% interval': f"[{d['ci_low']:+.1f}, {d['ci_high']:+.1f}]"
+        'row − against': f"{-d['mean']:+.1f}" if d['n'] else 'no common seed',
+        '95% interval': f"[{-d['ci_high']:+.1f}, {-d['ci_low']:+.1f}]"
         if d['assessed']
         else f"not assessed ({d['why']})",
         'Wilcoxon p': f"{d['p']:.3f}" if d['assessed'] else '',
@@ -435,7 +451,7 @@ def _paired_board(
         return pd.DataFrame()
     rows = [dict(row=r, against=ref, **_against(per_seed, ref, r))
             for r in placed for ref in ('PRISM', best)]
-    cols = ['row', 'against', 'difference', '95% interval', 'Wilcoxon p', 'paired seeds']
+    cols = ['row', 'against', 'row − against', '95% interval', 'Wilcoxon p', 'paired seeds']
     return pd.DataFrame(rows, columns=cols)
 
 # %% ../nbs/23_protocol.ipynb #84a40d3f

@@ -17,8 +17,8 @@ from .paths import Layers
 # %% auto #0
 __all__ = ['SCORE_FIELDS', 'PER_CLASS_TOLERANCE', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME',
            'DamagedRecordError', 'check_record', 'check_evaluation_record', 'Record', 'is_record_file', 'record_files',
-           'record_json', 'read_record', 'StaleEvaluationError', 'scored_run_fault', 'check_scored_run', 'read_records',
-           'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
+           'record_json', 'read_record', 'StaleEvaluationError', 'shown_path', 'scored_run_fault', 'check_scored_run',
+           'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
 
 # %% ../nbs/07a_records.ipynb #c208d656
 class DamagedRecordError(ValueError):
@@ -664,6 +664,16 @@ def _plugins_named(path) -> tuple:
 class StaleEvaluationError(DamagedRecordError):
     "An evaluation record that scored another model than the run its training record holds."
 
+# %% ../nbs/07a_records.ipynb #3d7cb9c5
+def shown_path(
+    path,  # a file or folder
+) -> str:
+    "`path` relative to the repository root when under it, else absolute."
+    from prism_nb.paths import repo_root
+
+    p = Path(path).absolute()
+    return str(p.relative_to(repo_root())) if p.is_relative_to(repo_root()) else str(p)
+
 # %% ../nbs/07a_records.ipynb #0123e99d
 def scored_run_fault(
     rec: dict,  # an evaluation record, checked (`check_evaluation_record`)
@@ -676,8 +686,9 @@ def scored_run_fault(
     uid, held = rec['source'].get('run_uid'), read_record(train).get('run_uid')
     if uid == held:
         return ''
-    return (f"evaluation record {path} scored run {uid!r}, but its training record {train} holds "
-            f"run {held!r}: the model was retrained or replaced after it was scored")
+    return (f"evaluation record {shown_path(path)} scored run {uid!r}, but its training record "
+            f"{shown_path(train)} holds run {held!r}: the model was retrained or replaced after it "
+            "was scored")
 
 # %% ../nbs/07a_records.ipynb #093b3837
 def check_scored_run(
@@ -701,8 +712,8 @@ def _note_stale(
         _NOTED.add((str(folder), 'retrained'))
         names = ', '.join(p.name for p, _ in faults)
         print(f"{len(faults)} evaluation record(s) under {folder.name}/ score models retrained "
-              f"from their training records' configs (run ids differ), kept as this reader "
-              f"allows: {names}")
+              f"from their training records' configs (run ids differ), kept as this reading "
+              f"allows (retrained=True): {names}")
     for _, why in faults if not kept else []:
         if why not in _NOTED:
             _NOTED.add(why)

@@ -211,7 +211,7 @@ def check_results_dir(
     if not files:
         raise ConfigError(f"results_dir {root} holds no records (<experiment>/<stem>_<id>.json)")
     for sub in sorted({p.relative_to(root).parts[0] for p in files}):
-        read_records(root / sub, '**/*.json')
+        read_records(root / sub, '**/*.json', retrained=True)  # the knob study's, said once
     return root
 
 # %% ../nbs/11_report.ipynb #d3c9d3a1

@@ -520,3 +520,18 @@ def test_an_evaluation_without_its_training_record_has_nothing_to_compare_and_is
     assert records_module.read_records(path.parent) == []
     train.unlink()
     assert len(records_module.read_records(path.parent)) == 1
+
+
+@pytest.mark.parametrize('stale', [False, True])
+def test_burst_frame_reads_a_burst_record_only_if_it_scored_its_run(tmp_path, capsys, stale):
+    "burst_frame reads each record by its path (not read_records): it checks the scored run the same way."
+    from prism_nb.mend import burst_frame
+    edit = (lambda r: r['source'].update(run_uid='0' * 32)) if stale else scores_its_run(BURSTS)
+    path, train = with_training_record(tmp_path, BURSTS, edit)
+    cfg = json.loads(path.read_text())['config']
+    rows = burst_frame(seeds=[cfg['seed']], r_b=cfg['hparams']['r_b'], results_dir=tmp_path / 'results')
+    said = capsys.readouterr().out
+    if stale:
+        assert len(rows) == 0 and path.name in said and "'00000000000000000000000000000000'" in said, said
+    else:
+        assert len(rows) > 0 and 'left out' not in said, said
