@@ -61,7 +61,7 @@ def _read_weights(
     f,  # a binary file open on a checkpoint
     name,  # the file's name, for the error
 ) -> dict:
-    "The contents of an open checkpoint file, read as weights only; DamagedCheckpointError if unreadable."
+    "An open checkpoint's contents, read as weights only; DamagedCheckpointError if unreadable."
     try:
         return torch.load(f, map_location='cpu', weights_only=True)
     except Exception as e:
@@ -107,7 +107,7 @@ def _kept_inside(
     rel,  # the checkpoint's path relative to it, as the record names it
     rec_file=None,  # the record's file, for the error
 ) -> Path:
-    "`root / rel`, once it is known not to leave `root` (links resolved); else the record is damaged."
+    "`root / rel`, once known not to leave `root` (links resolved); else the record is damaged."
     path = root / rel
     if not path.resolve().is_relative_to(root.resolve()):
         _damaged(rec_file, f"checkpoint path {rel!r} leaves {root}")

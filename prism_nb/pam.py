@@ -37,7 +37,7 @@ PAM_FIGSHARE = 'https://doi.org/10.6084/m9.figshare.19514347.v1'
 PAM_LABELS_NPZ = (
     'pam/raindrop_PAM_labels_and_splits.npz'  # labels and splits only, under data_dir()
 )
-DATA_ARCHIVES.register(
+_pam_labels = DATA_ARCHIVES.register(
     PAM_LABELS_NPZ,
     DataArchive(
         '62f1d1409dd33df404716027cea28d06c92cc307717021591bdb63e817fe861a',

@@ -203,20 +203,20 @@ def register_clinical(
     return TASKS.register(spec.name, task, replace, display=spec.display, module=module)
 
 # %% ../nbs/12_realworld.ipynb #a16e7260
-register_clinical(ClinicalSpec(
+_eicu_demo = register_clinical(ClinicalSpec(
     'eicu_demo', 'eICU demo', load_eicu_demo, EICU_REGIONS, task='ICU mortality (after 24 h)',
     window='first 24 h, hourly', shift='Leave-one-region-out', unit='regions', artefact='tab:eicu',
 ))
 
 # %% ../nbs/12_realworld.ipynb #b2f871f3
-register_clinical(ClinicalSpec(
+_p12 = register_clinical(ClinicalSpec(
     'p12', 'PhysioNet 2012', load_p12, P12_DOMAINS, task='In-hospital mortality',
     window='first 48 h, irregular times', shift='Leave-one-ICU-type-out', unit='ICU types',
     artefact='p12',
 ))
 
 # %% ../nbs/12_realworld.ipynb #bf9d6520
-register_clinical(ClinicalSpec(
+_p19 = register_clinical(ClinicalSpec(
     'p19', 'PhysioNet 2019', load_p19, P19_DOMAINS, task='Sepsis (after 48 h)',
     window='first 48 h, hourly', shift='Train on one hospital system, test on the other',
     unit='hospital systems', artefact='p19',

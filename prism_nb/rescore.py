@@ -245,7 +245,8 @@ def condition_test_set(
         return _under_masks(x, masks)
     if rate is None and 'rate' not in cfg:
         raise ValueError(
-            f"task {task_of(cfg).name} has no `rate` config key: pass rate= (the observation budget)"
+            f"task {task_of(cfg).name} has no `rate` config key: "
+            "pass rate= (the observation budget)"
         )
     rate = cfg['rate'] if rate is None else check_real('rate', rate, 0, 1, lo_open=True)
     return observe_tests(x, [condition], rate, cfg['seed'])[condition]

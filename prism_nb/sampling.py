@@ -527,7 +527,7 @@ HARC_CONDITIONS = [
     'Last',
     'Mid',
 ]  # paper order; Random is the source
-CONDITIONS.freeze()  # every condition above is built in
+_built_in = CONDITIONS.freeze()  # every condition above is built in
 
 # %% ../nbs/02_sampling.ipynb #17ebb742
 def check_budget(
