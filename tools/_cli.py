@@ -74,3 +74,12 @@ def report_sweep(name: str, out: dict, started: float):
           f'in {time.time() - started:.0f} s', flush=True)
     for run_name, err in out['failed']:
         print(f'  FAILED {run_name}: {err[-300:]}', flush=True)
+
+
+def search_cpu_seconds(results: Path) -> dict:
+    "Method -> the search's (harc_tuned) mean CPU seconds per run: what the plans price each run at."
+    from prism_nb.records import read_records
+    cost = {}
+    for r in read_records(results / 'harc_tuned'):
+        cost.setdefault(r['config']['method'], []).append(r['timing']['process_cpu_seconds'])
+    return {m: sum(v) / len(v) for m, v in cost.items()}

@@ -18,7 +18,8 @@ it); this script also scores whatever is left at its end.
 import os, sys, time
 from pathlib import Path
 
-from _cli import cluster_options, executor, parser, print_plan, report_sweep, results_folder, workers_arg
+from _cli import (cluster_options, executor, parser, print_plan, report_sweep, results_folder,
+                  search_cpu_seconds, workers_arg)
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
@@ -36,17 +37,13 @@ if __name__ == '__main__':
     results = results_folder('harc_tuned', 'harc_mend', why="the recipes and the mend's r_b are chosen from them")
     import prism_nb  # noqa: F401  (registers harc_fresh and harc_mend)
     from prism_nb.mend import mend_choice, mend_config
-    from prism_nb.records import read_records
     from prism_nb.sweep import run_sweep
     from prism_nb.tuning import tuned_frame
     from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs, runner_up_methods
 
     frame = tuned_frame(results_dir=results)
     choice = recipe_choice(frame)
-    cost = {}  # the search's measured CPU seconds per run, per method
-    for r in read_records(results / 'harc_tuned'):
-        cost.setdefault(r['config']['method'], []).append(r['timing']['process_cpu_seconds'])
-    cost = {m: sum(v) / len(v) for m, v in cost.items()}
+    cost = search_cpu_seconds(results)
     recipes = []
     for s in FRESH_SEEDS:
         seed_runs = recipe_configs(choice.draw.to_dict(), seeds=[s])

@@ -13,7 +13,7 @@ record exists is skipped, so the same command continues where a stopped one left
 import os, sys, time
 from pathlib import Path
 
-from _cli import count, parser, print_plan, report_sweep
+from _cli import count, parser, print_plan, report_sweep, results_folder, search_cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('PRISM_DATA', str(ROOT.parent / 'shared' / 'data'))
@@ -29,20 +29,14 @@ def parse(argv):
 if __name__ == '__main__':
     args = parse(sys.argv[1:])
     import prism_nb  # noqa: F401  (registers harc_fresh)
-    from prism_nb.records import read_records
     from prism_nb.sweep import run_sweep
     from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs
 
     LEADER_SEEDS = tuple(range(20, 30))
-    results = Path(os.environ.get('PRISM_RESULTS', ROOT / 'results'))
-    if not (results / 'harc_tuned').is_dir():
-        sys.exit(f'no search records under {results / "harc_tuned"}: the recipes cannot be chosen')
+    results = results_folder('harc_tuned', why='the recipes are chosen from them')
     choice = recipe_choice(results_dir=results)
     draws = {m: int(choice.loc[m, 'draw']) for m in ('erm', 'vrex', 'mixup', 'coral', 'prism')}
-    cost = {}
-    for r in read_records(results / 'harc_tuned'):
-        cost.setdefault(r['config']['method'], []).append(r['timing']['process_cpu_seconds'])
-    cost = {m: sum(v) / len(v) for m, v in cost.items()}
+    cost = search_cpu_seconds(results)
     leaders = []
     for s in LEADER_SEEDS:
         seed_runs = recipe_configs(draws, seeds=[s]) + recipe_configs(
