@@ -18,7 +18,7 @@ from .paths import Layers
 __all__ = ['SCORE_FIELDS', 'PER_CLASS_TOLERANCE', 'SPLIT_TOLERANCE', 'RECORD_MAX_BYTES', 'RECORD_MAX_DEPTH', 'RECORD_NAME',
            'DamagedRecordError', 'check_record', 'check_evaluation_record', 'Record', 'is_record_file', 'record_files',
            'record_json', 'read_record', 'StaleEvaluationError', 'shown_path', 'scored_run_fault', 'check_scored_run',
-           'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock']
+           'read_records', 'write_record', 'RunInProgress', 'lock_path', 'acquire_run_lock', 'read_evaluation']
 
 # %% ../nbs/07a_records.ipynb #c208d656
 class DamagedRecordError(ValueError):
@@ -803,6 +803,17 @@ def acquire_run_lock(path: Path, wait: bool = False) -> FileLock:
             "wait for it, or pass wait=True to wait and then reuse its record"
         ) from None
     return lock
+
+# %% ../nbs/07a_records.ipynb #c220f904
+def read_evaluation(
+    path,  # an evaluation record: <results>/<kind>/<file>
+) -> dict | None:
+    "The evaluation at `path` if it scores its training record's run; else None, said in one line."
+    rec = read_record(path)
+    if why := scored_run_fault(rec, path):
+        _note_stale(Path(path).parent, [(Path(path), why)])
+        return None
+    return rec
 
 # %% ../nbs/07a_records.ipynb #28431f0d
 def _read_layers(
