@@ -16,6 +16,7 @@ from .config import check_seeds, make_config, record_path, register_task
 from .records import read_record
 from .paper_severity import PS_COLUMNS
 from .report import pm
+from .bunching import fragility_table
 from .harc_tasks import search_overrides
 from .tuning import PROTOCOLS, PROTOCOL_NAMES, check_common, tuned_frame
 from .harc_tasks import (FRESH_SEED_FLOOR, FRESH_SEEDS, HARC_FRESH,
@@ -28,7 +29,8 @@ __all__ = ['MIN_PAIRED_SEEDS', 'KEYS', 'COMPARISON_COLUMNS', 'IQM_REPS', 'EARLY_
            'p_floor_sentence', 'condition_columns', 'per_seed_scores', 'seed_table', 'iqm_interval', 'iqm_table',
            'early_stops', 'Runs', 'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed',
            'fresh_verdict', 'headline_table', 'lead_sentence', 'condition_sentence', 'paired_rows',
-           'runner_up_sentence', 'smallest_lead', 'verdict_figure', 'early_sentence']
+           'runner_up_sentence', 'smallest_lead', 'verdict_figure', 'early_sentence', 'threads_frame', 'threads_table',
+           'threads_sentence']
 
 # %% ../nbs/22_verdict.ipynb #91849e7c
 def _seed_validation(frame: pd.DataFrame) -> pd.DataFrame:
@@ -496,6 +498,7 @@ def _early_row(
     flagged = g[early | low].sort_values('seed')
     return {
         'seeds': len(g),
+        'flagged': len(flagged),  # a seed both kept early and validated low counts once
         f'kept epoch ≤ {early_epoch}': int(early.sum()),
         f'validation > {margin:g} below median': int(low.sum()),
         'flagged seeds': '; '.join(
@@ -1013,11 +1016,10 @@ def _early_part(
     if not len(ours):
         return None
     e = early_stops(ours, column).loc[reference]
-    flagged = [f for f in e['flagged seeds'].split('; ') if f]
-    if not flagged:
+    if not e.flagged:
         return f"at {where}, none of {e.seeds} seeds"
     low, rest = e[f'{column} flagged'], e[f'{column} the rest']
-    return (f"at {where}, {len(flagged)} of {e.seeds} seeds (seed {'; seed '.join(flagged)}; "
+    return (f"at {where}, {e.flagged} of {e.seeds} seeds (seed {e['flagged seeds'].replace('; ', '; seed ')}; "
             f"{column} {low:.1f} against {rest:.1f} for the rest)")
 
 # %% ../nbs/22_verdict.ipynb #323430f8
@@ -1037,3 +1039,114 @@ def early_sentence(
         f"whose source validation is more than {VAL_MARGIN:g} points below its median: "
         + '; '.join(parts) + '.'
     )
+
+# %% ../nbs/22_verdict.ipynb #8c8bf060
+def threads_frame(
+    one: dict,  # `fresh_verdict` of the one-thread records
+    two: dict,  # the same recipes' `fresh_verdict` on two threads (experiment 'harc_fresh_threads2')
+    protocol: str,  # 'harc' or 'harc_ps'
+    rows=('PRISM', 'ERM'),  # the recipes' rows read
+) -> pd.DataFrame:
+    "Long: method (the row), seed, threads, condition 'Avg.', acc, worst, selected_epoch, val_acc."
+    parts = []
+    for threads, fv in ((1, one), (2, two)):
+        ps = fv[protocol][0]
+        ps = ps[ps.row.isin(rows) & (ps.role == 'recipe')]
+        parts.append(pd.DataFrame({
+            'method': ps.row, 'seed': ps.seed, 'threads': threads, 'condition': 'Avg.', 'acc': ps['Avg.'],
+            'worst': ps.worst, 'selected_epoch': ps.selected_epoch, 'val_acc': ps.val_acc,
+        }))
+    f = pd.concat(parts, ignore_index=True)
+    return f.groupby('seed').filter(lambda g: len(g) == 2 * len(rows))  # every row on both builds
+
+# %% ../nbs/22_verdict.ipynb #46b093ed
+def _build_verdicts(
+    f: pd.DataFrame,  # `threads_frame`
+    reference: str,  # the row compared, e.g. 'PRISM'
+    against: str,  # the row it is compared with, e.g. 'ERM'
+) -> dict:
+    "Per build: reference − against on Avg., paired by seed: interval and verdict, or why not assessed."
+    out = {}
+    for t, name in ((1, 'one thread'), (2, 'two threads')):
+        a = f[f.threads == t].pivot(index='seed', columns='method', values='acc')
+        if len(a):
+            d = paired_difference(a[reference], a[against], who=against, ref=reference)
+            said, word = lead_text(d), verdict_word(d, reference)
+        else:
+            said = word = 'not assessed (no seed has both builds of both rows)'
+        out |= {f'{reference} − {against}, {name}': said, f'verdict, {name}': word}
+    return out
+
+# %% ../nbs/22_verdict.ipynb #8b116e39
+def _build_spread(
+    f: pd.DataFrame,  # `threads_frame`
+    rows,  # the rows described
+) -> dict:
+    "Per row: numerics' share of its spread over seeds and its largest change between builds (NaN: too few seeds)."
+    t, out = fragility_table(f), {}
+    for r in rows:
+        s = t.loc[(r, 'Avg.')] if (r, 'Avg.') in t.index else None
+        out[f'{r}: numerics share'] = np.nan if s is None else float(s['numerics share'])
+        out[f'{r}: largest change'] = np.nan if s is None else float(s['largest change'])
+    return out
+
+# %% ../nbs/22_verdict.ipynb #b42edc25
+def _build_tails(
+    f: pd.DataFrame,  # `threads_frame`
+    reference: str,  # the row counted
+) -> dict:
+    "Per build: how many of the reference's seeds keep an early model or validate far below its median."
+    out = {}
+    for t, name in ((1, 'one thread'), (2, 'two threads')):
+        g = f[(f.threads == t) & (f.method == reference)].rename(columns={'method': 'row', 'acc': 'Avg.'})
+        out[f'{reference} tail, {name}'] = int(early_stops(g).loc[reference].flagged) if len(g) else 0
+    return out
+
+# %% ../nbs/22_verdict.ipynb #0e6d8c8f
+def threads_table(
+    one: dict,  # `fresh_verdict` of the one-thread records
+    two: dict,  # the same recipes' `fresh_verdict` on two threads
+    reference: str = 'PRISM',
+    against: str = 'ERM',
+) -> pd.DataFrame:
+    "Per severity, over the seeds both builds have: each build's verdict, numerics' share, the tail."
+    out = {}
+    for p in PROTOCOLS:
+        f = threads_frame(one, two, p, (reference, against))
+        out[PROTOCOL_NAMES[p]] = {'seeds': f.seed.nunique(), **_build_verdicts(f, reference, against),
+                                 **_build_spread(f, (reference, against)), **_build_tails(f, reference)}
+    return pd.DataFrame.from_dict(out, orient='index').rename_axis('severity')
+
+# %% ../nbs/22_verdict.ipynb #8054ce65
+def _numerics_clause(
+    r: pd.Series,  # one severity's `threads_table` row
+    reference: str,  # the row compared
+    against: str,  # the row it is compared with
+    move: float,  # the largest change of one model's Avg. between builds
+) -> str:
+    "'the variance from numerics is 35% of the variance over seeds for PRISM, 20% for ERM (...)', or why not."
+    a, b = r[f'{reference}: numerics share'], r[f'{against}: numerics share']
+    if not np.isfinite([a, b]).all():
+        return "numerics' share of the spread is not assessed (fewer than two seeds with both builds)"
+    return (f"the variance from numerics is {a:.0%} of the variance over seeds for {reference}, {b:.0%} for "
+            f"{against} (one model's Avg. moves by up to {move:.1f} points between builds)")
+
+# %% ../nbs/22_verdict.ipynb #85b1be05
+def threads_sentence(
+    table: pd.DataFrame,  # `threads_table`
+    reference: str = 'PRISM',
+    against: str = 'ERM',
+) -> str:
+    "Per severity: the verdict on one and on two torch threads, numerics' share of the spread, the tail."
+    parts = []
+    for where, r in table.iterrows():
+        one, two = (r[f'verdict, {b}'].split(' (')[0] for b in ('one thread', 'two threads'))
+        same = f'the same verdict, {one}' if one == two else f'the verdict moves: {one} on one, {two} on two'
+        move = max(r[f'{reference}: largest change'], r[f'{against}: largest change'])
+        parts.append(
+            f"at {where} ({r.seeds} seeds), {reference} − {against} on Avg. is {r[f'{reference} − {against}, one thread']}"
+            f" on one thread and {r[f'{reference} − {against}, two threads']} on two ({same}); "
+            + _numerics_clause(r, reference, against, move)
+            + f"; {reference}'s tail: {r[f'{reference} tail, one thread']} seeds on one thread, "
+            f"{r[f'{reference} tail, two threads']} on two")
+    return ('Two torch threads instead of one, ' + '; '.join(parts) + '.') if parts else 'No severities.'
