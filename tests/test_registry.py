@@ -150,3 +150,23 @@ def test_specdecoup_draws_its_own_knob(plugin):
     assert 'sd_reg' in check_search_space('specdecoup') and check_search_coverage('specdecoup')[1] == {}
     draw = draw_hparams('specdecoup', 1)
     assert set(draw) == {'lr', 'weight_decay', 'batch_size', 'sd_reg'} and 0 < draw['sd_reg'] <= 1, draw
+
+
+def test_the_package_import_takes_over_a_notebook_copy_of_its_own_condition():
+    "21a_mend's definitions run in one process (a notebook session, test_notebook_outputs), then prism_nb.mend imported."
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import json\n"
+        "cells = json.load(open('nbs/21a_mend.ipynb'))['cells']\n"
+        "src = [''.join(c['source']) for c in cells if c['cell_type'] == 'code']\n"
+        "for s in src:\n"
+        "    if s.startswith('#| export'):\n"
+        "        exec(s.replace('from __future__ import annotations', ''), globals())\n"
+        "from prism_nb.sampling import CONDITIONS\n"
+        "assert 'One-burst' in CONDITIONS and CONDITIONS['One-burst'].__module__ == '__main__'\n"
+        "import prism_nb.mend\n"
+        "assert CONDITIONS['One-burst'] is prism_nb.mend.one_burst_condition, CONDITIONS['One-burst']\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, '-c', code], cwd=root, capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip().endswith('ok'), res.stderr[-2000:]
