@@ -91,7 +91,7 @@ _STUDY_ARTEFACTS = {  # experiment folder -> the artefacts each of its records f
     'harc_ps_threads2': ['bunching'],  # ERM and PRISM retrained on two threads (21_bunching)
     'harc_mend': ['bunching'],  # PRISM with bunched views, the mend (21_bunching)
     'harc_fresh': ['harc_fresh'],  # each method's tuned recipe at the fresh seeds (22_verdict)
-    'harc_fresh_threads2': ['harc_fresh'],  # PRISM's and ERM's recipes there on two threads (22_verdict)
+    'harc_fresh_threads2': ['harc_fresh'],  # PRISM's and ERM's recipes on two threads (22_verdict)
     'harc_bursts': ['bunching'],  # the mend and PRISM's defaults under the burst family (21a_mend)
     # the tuned models probed and scored under send-on-delta (21_bunching)
     'harc_bunching_probe': ['bunching'], 'harc_signal': ['bunching'],

@@ -183,7 +183,7 @@ def claim_name(
             f"its records would be counted as "
             f"the built-in {kind}'s; register yours under a new name"
         )
-    # the package's own import takes over the copy a notebook session registered first (same qualified name)
+    # the package's own import takes over a notebook session's earlier copy (same qualified name)
     if name in registry and name not in builtin and not replace and not (own and same):
         raise ValueError(f"{kind} {name!r} is already registered; pass replace=True to replace it")
     like = [k for k in registry if k != name and _skeleton(k) & _skeleton(name)]

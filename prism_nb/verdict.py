@@ -1019,7 +1019,8 @@ def _early_part(
     if not e.flagged:
         return f"at {where}, none of {e.seeds} seeds"
     low, rest = e[f'{column} flagged'], e[f'{column} the rest']
-    return (f"at {where}, {e.flagged} of {e.seeds} seeds (seed {e['flagged seeds'].replace('; ', '; seed ')}; "
+    seeds = e['flagged seeds'].replace('; ', '; seed ')
+    return (f"at {where}, {e.flagged} of {e.seeds} seeds (seed {seeds}; "
             f"{column} {low:.1f} against {rest:.1f} for the rest)")
 
 # %% ../nbs/22_verdict.ipynb #323430f8
@@ -1043,7 +1044,7 @@ def early_sentence(
 # %% ../nbs/22_verdict.ipynb #8c8bf060
 def threads_frame(
     one: dict,  # `fresh_verdict` of the one-thread records
-    two: dict,  # the same recipes' `fresh_verdict` on two threads (experiment 'harc_fresh_threads2')
+    two: dict,  # the same recipes' `fresh_verdict` on two threads ('harc_fresh_threads2')
     protocol: str,  # 'harc' or 'harc_ps'
     rows=('PRISM', 'ERM'),  # the recipes' rows read
 ) -> pd.DataFrame:
@@ -1053,8 +1054,9 @@ def threads_frame(
         ps = fv[protocol][0]
         ps = ps[ps.row.isin(rows) & (ps.role == 'recipe')]
         parts.append(pd.DataFrame({
-            'method': ps.row, 'seed': ps.seed, 'threads': threads, 'condition': 'Avg.', 'acc': ps['Avg.'],
-            'worst': ps.worst, 'selected_epoch': ps.selected_epoch, 'val_acc': ps.val_acc,
+            'method': ps.row, 'seed': ps.seed, 'threads': threads, 'condition': 'Avg.',
+            'acc': ps['Avg.'], 'worst': ps.worst, 'selected_epoch': ps.selected_epoch,
+            'val_acc': ps.val_acc,
         }))
     f = pd.concat(parts, ignore_index=True)
     return f.groupby('seed').filter(lambda g: len(g) == 2 * len(rows))  # every row on both builds
@@ -1065,7 +1067,7 @@ def _build_verdicts(
     reference: str,  # the row compared, e.g. 'PRISM'
     against: str,  # the row it is compared with, e.g. 'ERM'
 ) -> dict:
-    "Per build: reference − against on Avg., paired by seed: interval and verdict, or why not assessed."
+    "Per build: reference − against on Avg., paired by seed: interval and verdict, or why not."
     out = {}
     for t, name in ((1, 'one thread'), (2, 'two threads')):
         a = f[f.threads == t].pivot(index='seed', columns='method', values='acc')
@@ -1082,7 +1084,7 @@ def _build_spread(
     f: pd.DataFrame,  # `threads_frame`
     rows,  # the rows described
 ) -> dict:
-    "Per row: numerics' share of its spread over seeds and its largest change between builds (NaN: too few seeds)."
+    "Per row: numerics' share of its spread over seeds, its largest move between builds (or NaN)."
     t, out = fragility_table(f), {}
     for r in rows:
         s = t.loc[(r, 'Avg.')] if (r, 'Avg.') in t.index else None
@@ -1095,11 +1097,13 @@ def _build_tails(
     f: pd.DataFrame,  # `threads_frame`
     reference: str,  # the row counted
 ) -> dict:
-    "Per build: how many of the reference's seeds keep an early model or validate far below its median."
+    "Per build: how many of the reference's seeds keep an early model or validate far below median."
     out = {}
     for t, name in ((1, 'one thread'), (2, 'two threads')):
-        g = f[(f.threads == t) & (f.method == reference)].rename(columns={'method': 'row', 'acc': 'Avg.'})
-        out[f'{reference} tail, {name}'] = int(early_stops(g).loc[reference].flagged) if len(g) else 0
+        g = f[(f.threads == t) & (f.method == reference)]
+        g = g.rename(columns={'method': 'row', 'acc': 'Avg.'})
+        flagged = int(early_stops(g).loc[reference].flagged) if len(g) else 0
+        out[f'{reference} tail, {name}'] = flagged
     return out
 
 # %% ../nbs/22_verdict.ipynb #0e6d8c8f
@@ -1109,12 +1113,14 @@ def threads_table(
     reference: str = 'PRISM',
     against: str = 'ERM',
 ) -> pd.DataFrame:
-    "Per severity, over the seeds both builds have: each build's verdict, numerics' share, the tail."
+    "Per severity, over the seeds both builds have: each build's verdict, numerics' share, tail."
     out = {}
     for p in PROTOCOLS:
         f = threads_frame(one, two, p, (reference, against))
-        out[PROTOCOL_NAMES[p]] = {'seeds': f.seed.nunique(), **_build_verdicts(f, reference, against),
-                                 **_build_spread(f, (reference, against)), **_build_tails(f, reference)}
+        out[PROTOCOL_NAMES[p]] = {
+            'seeds': f.seed.nunique(), **_build_verdicts(f, reference, against),
+            **_build_spread(f, (reference, against)), **_build_tails(f, reference),
+        }
     return pd.DataFrame.from_dict(out, orient='index').rename_axis('severity')
 
 # %% ../nbs/22_verdict.ipynb #8054ce65
@@ -1124,12 +1130,14 @@ def _numerics_clause(
     against: str,  # the row it is compared with
     move: float,  # the largest change of one model's Avg. between builds
 ) -> str:
-    "'the variance from numerics is 35% of the variance over seeds for PRISM, 20% for ERM (...)', or why not."
+    "'the variance from numerics is 35% of the variance over seeds for PRISM, 20% for ERM (...)'."
     a, b = r[f'{reference}: numerics share'], r[f'{against}: numerics share']
     if not np.isfinite([a, b]).all():
-        return "numerics' share of the spread is not assessed (fewer than two seeds with both builds)"
-    return (f"the variance from numerics is {a:.0%} of the variance over seeds for {reference}, {b:.0%} for "
-            f"{against} (one model's Avg. moves by up to {move:.1f} points between builds)")
+        return ("numerics' share of the spread is not assessed (fewer than two seeds with both "
+                "builds)")
+    return (f"the variance from numerics is {a:.0%} of the variance over seeds for {reference}, "
+            f"{b:.0%} for {against} (one model's Avg. moves by up to {move:.1f} points between "
+            "builds)")
 
 # %% ../nbs/22_verdict.ipynb #85b1be05
 def threads_sentence(
@@ -1137,16 +1145,20 @@ def threads_sentence(
     reference: str = 'PRISM',
     against: str = 'ERM',
 ) -> str:
-    "Per severity: the verdict on one and on two torch threads, numerics' share of the spread, the tail."
+    "Per severity: the verdict on one and two torch threads, numerics' share of the spread, tail."
     parts = []
     for where, r in table.iterrows():
         one, two = (r[f'verdict, {b}'].split(' (')[0] for b in ('one thread', 'two threads'))
-        same = f'the same verdict, {one}' if one == two else f'the verdict moves: {one} on one, {two} on two'
+        same = (f'the same verdict, {one}' if one == two
+                else f'the verdict moves: {one} on one, {two} on two')
         move = max(r[f'{reference}: largest change'], r[f'{against}: largest change'])
         parts.append(
-            f"at {where} ({r.seeds} seeds), {reference} − {against} on Avg. is {r[f'{reference} − {against}, one thread']}"
-            f" on one thread and {r[f'{reference} − {against}, two threads']} on two ({same}); "
+            f"at {where} ({r.seeds} seeds), {reference} − {against} on Avg. is "
+            f"{r[f'{reference} − {against}, one thread']} on one thread and "
+            f"{r[f'{reference} − {against}, two threads']} on two ({same}); "
             + _numerics_clause(r, reference, against, move)
             + f"; {reference}'s tail: {r[f'{reference} tail, one thread']} seeds on one thread, "
             f"{r[f'{reference} tail, two threads']} on two")
-    return ('Two torch threads instead of one, ' + '; '.join(parts) + '.') if parts else 'No severities.'
+    if not parts:
+        return 'No severities.'
+    return 'Two torch threads instead of one, ' + '; '.join(parts) + '.'
