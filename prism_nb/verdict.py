@@ -24,8 +24,8 @@ from .harc_tasks import (FRESH_SEED_FLOOR, FRESH_SEEDS, HARC_FRESH,
 
 # %% auto #0
 __all__ = ['MIN_PAIRED_SEEDS', 'KEYS', 'COMPARISON_COLUMNS', 'IQM_REPS', 'EARLY_EPOCH', 'VAL_MARGIN', 'ROLES', 'LEADER_SEEDS',
-           'LEADERS', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm', 'smallest_p',
-           'paired_difference', 'lead_text', 'verdict_word', 'paired_comparisons', 'comparison_table',
+           'LEADERS', 'BUILDS', 'recipe_choice', 'best_baselines', 'runner_up_methods', 'recipe_configs', 'holm',
+           'smallest_p', 'paired_difference', 'lead_text', 'verdict_word', 'paired_comparisons', 'comparison_table',
            'p_floor_sentence', 'condition_columns', 'per_seed_scores', 'seed_table', 'iqm_interval', 'iqm_table',
            'early_stops', 'Runs', 'recipe_runs', 'default_runs', 'family_comparisons', 'verdict', 'clinical_per_seed',
            'fresh_verdict', 'headline_table', 'lead_sentence', 'condition_sentence', 'paired_rows',
@@ -1041,6 +1041,9 @@ def early_sentence(
         + '; '.join(parts) + '.'
     )
 
+# %% ../nbs/22_verdict.ipynb #b7d1e0a2
+BUILDS = {1: 'one thread', 2: 'two threads'}  # torch threads -> the build's name in columns
+
 # %% ../nbs/22_verdict.ipynb #8c8bf060
 def threads_frame(
     one: dict,  # `fresh_verdict` of the one-thread records
@@ -1050,7 +1053,7 @@ def threads_frame(
 ) -> pd.DataFrame:
     "Long: method (the row), seed, threads, condition 'Avg.', acc, worst, selected_epoch, val_acc."
     parts = []
-    for threads, fv in ((1, one), (2, two)):
+    for threads, fv in zip(BUILDS, (one, two)):
         ps = fv[protocol][0]
         ps = ps[ps.row.isin(rows) & (ps.role == 'recipe')]
         parts.append(pd.DataFrame({
@@ -1069,7 +1072,7 @@ def _build_verdicts(
 ) -> dict:
     "Per build: reference − against on Avg., paired by seed: interval and verdict, or why not."
     out = {}
-    for t, name in ((1, 'one thread'), (2, 'two threads')):
+    for t, name in BUILDS.items():
         a = f[f.threads == t].pivot(index='seed', columns='method', values='acc')
         if len(a):
             d = paired_difference(a[reference], a[against], who=against, ref=reference)
@@ -1099,7 +1102,7 @@ def _build_tails(
 ) -> dict:
     "Per build: how many of the reference's seeds keep an early model or validate far below median."
     out = {}
-    for t, name in ((1, 'one thread'), (2, 'two threads')):
+    for t, name in BUILDS.items():
         g = f[(f.threads == t) & (f.method == reference)]
         g = g.rename(columns={'method': 'row', 'acc': 'Avg.'})
         flagged = int(early_stops(g).loc[reference].flagged) if len(g) else 0
@@ -1148,7 +1151,7 @@ def threads_sentence(
     "Per severity: the verdict on one and two torch threads, numerics' share of the spread, tail."
     parts = []
     for where, r in table.iterrows():
-        one, two = (r[f'verdict, {b}'].split(' (')[0] for b in ('one thread', 'two threads'))
+        one, two = (r[f'verdict, {b}'].split(' (')[0] for b in BUILDS.values())
         same = (f'the same verdict, {one}' if one == two
                 else f'the verdict moves: {one} on one, {two} on two')
         move = max(r[f'{reference}: largest change'], r[f'{against}: largest change'])

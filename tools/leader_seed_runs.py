@@ -30,9 +30,8 @@ if __name__ == '__main__':
     args = parse(sys.argv[1:])
     import prism_nb  # noqa: F401  (registers harc_fresh)
     from prism_nb.sweep import run_sweep
-    from prism_nb.verdict import FRESH_SEEDS, recipe_choice, recipe_configs
+    from prism_nb.verdict import FRESH_SEEDS, LEADER_SEEDS, recipe_choice, recipe_configs
 
-    LEADER_SEEDS = tuple(range(20, 30))
     results = results_folder('harc_tuned', why='the recipes are chosen from them')
     choice = recipe_choice(results_dir=results)
     draws = {m: int(choice.loc[m, 'draw']) for m in ('erm', 'vrex', 'mixup', 'coral', 'prism')}
